@@ -1,0 +1,1 @@
+"""Rules shared by every module: the gate, pool sizes and Net Advantage (pure functions)."""

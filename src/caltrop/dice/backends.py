@@ -1,0 +1,197 @@
+"""The two arithmetic backends behind every distribution: float64 (numpy) and exact (integers).
+
+A probability mass function (PMF) is an ``offset`` (the smallest outcome) and weights for the
+outcomes ``offset, offset+1, …``. Each mechanic (sum, negate, scale, divide rounding up, clamp,
+dodge) is written once per backend here and used once by :mod:`caltrop.dice.distribution`, so the
+exact odds and the float odds come from the same fold over the expression.
+
+* :class:`FloatPMF` holds probabilities as a read-only float64 array; sums are ``np.convolve``.
+* :class:`ExactPMF` holds integer counts over an integer denominator (``4**n`` for ``n`` d4s).
+  Products of polynomials are computed by Kronecker substitution — pack the counts into one big
+  Python integer, multiply, unpack — which is exact and far faster than convolving Fractions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _frozen(a: FloatArray) -> FloatArray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FloatPMF:
+    """Probabilities of ``offset + i`` in ``probs[i]`` (float64, read-only, sums to 1)."""
+
+    offset: int
+    probs: FloatArray
+
+    @staticmethod
+    def die(sides: int) -> FloatPMF:
+        return FloatPMF(1, _frozen(np.full(sides, 1.0 / sides)))
+
+    @staticmethod
+    def const(value: int) -> FloatPMF:
+        return FloatPMF(value, _frozen(np.ones(1)))
+
+    def add(self, other: FloatPMF) -> FloatPMF:
+        return FloatPMF(self.offset + other.offset, _frozen(np.convolve(self.probs, other.probs)))
+
+    def power(self, n: int) -> FloatPMF:
+        """The sum of ``n`` independent copies (``n >= 0``), by repeated squaring."""
+        result = FloatPMF.const(0)
+        base = self
+        while n:
+            if n & 1:
+                result = result.add(base)
+            n >>= 1
+            if n:
+                base = base.add(base)
+        return result
+
+    def negate(self) -> FloatPMF:
+        return FloatPMF(-(self.offset + len(self.probs) - 1), _frozen(self.probs[::-1].copy()))
+
+    def scale(self, k: int) -> FloatPMF:
+        """Distribution of ``k * X`` for an integer ``k >= 1``."""
+        out = np.zeros((len(self.probs) - 1) * k + 1)
+        out[::k] = self.probs
+        return FloatPMF(self.offset * k, _frozen(out))
+
+    def div_ceil(self, k: int) -> FloatPMF:
+        """Distribution of ``ceil(X / k)``."""
+        lo = -(-self.offset // k)
+        hi = -(-(self.offset + len(self.probs) - 1) // k)
+        idx = -(-np.arange(self.offset, self.offset + len(self.probs)) // k) - lo
+        out = np.bincount(idx, weights=self.probs, minlength=hi - lo + 1).astype(np.float64)
+        return FloatPMF(lo, _frozen(out))
+
+    def clamp_min(self, floor: int) -> FloatPMF:
+        """Distribution of ``max(floor, X)``."""
+        top = self.offset + len(self.probs) - 1
+        if self.offset >= floor:
+            return self
+        if top <= floor:
+            return FloatPMF.const(floor)
+        cut = floor - self.offset
+        out = self.probs[cut:].copy()
+        out[0] = self.probs[: cut + 1].sum()
+        return FloatPMF(floor, _frozen(out))
+
+    def dodge(self, defence: FloatPMF) -> FloatPMF:
+        """Distribution of ``D if B < D else 0`` for this ``D`` and an independent ``B``."""
+        values = np.arange(self.offset, self.offset + len(self.probs))
+        cdf = np.concatenate(([0.0], np.cumsum(defence.probs)))
+        # P(B < d) = P(B <= d-1) = cdf[index of d-1 in defence, clipped]
+        below = cdf[np.clip(values - defence.offset, 0, len(defence.probs))]
+        kept = self.probs * below
+        lo = min(0, self.offset)
+        hi = max(0, self.offset + len(self.probs) - 1)
+        out = np.zeros(hi - lo + 1)
+        out[values - lo] += kept
+        out[0 - lo] += 1.0 - kept.sum()
+        return FloatPMF(lo, _frozen(out))
+
+
+def _pack(counts: tuple[int, ...], width: int) -> int:
+    return int.from_bytes(b"".join(c.to_bytes(width, "little") for c in counts), "little")
+
+
+def _unpack(value: int, width: int, length: int) -> tuple[int, ...]:
+    raw = value.to_bytes(width * length, "little")
+    return tuple(int.from_bytes(raw[i : i + width], "little") for i in range(0, len(raw), width))
+
+
+@dataclass(frozen=True, slots=True)
+class ExactPMF:
+    """Exact PMF: outcome ``offset + i`` has probability ``counts[i] / denominator``."""
+
+    offset: int
+    counts: tuple[int, ...]
+    denominator: int
+
+    @staticmethod
+    def die(sides: int) -> ExactPMF:
+        return ExactPMF(1, (1,) * sides, sides)
+
+    @staticmethod
+    def const(value: int) -> ExactPMF:
+        return ExactPMF(value, (1,), 1)
+
+    def _width(self, other: ExactPMF) -> int:
+        bound = min(len(self.counts), len(other.counts)) * max(self.counts) * max(other.counts)
+        return bound.bit_length() // 8 + 1
+
+    def add(self, other: ExactPMF) -> ExactPMF:
+        width = self._width(other)
+        product = _pack(self.counts, width) * _pack(other.counts, width)
+        length = len(self.counts) + len(other.counts) - 1
+        return ExactPMF(
+            self.offset + other.offset,
+            _unpack(product, width, length),
+            self.denominator * other.denominator,
+        )
+
+    def power(self, n: int) -> ExactPMF:
+        """The sum of ``n`` independent copies: one big-integer power of the packed polynomial."""
+        if n == 0:
+            return ExactPMF.const(0)
+        # Every coefficient of P**n is at most (sum of counts)**n.
+        width = (sum(self.counts) ** n).bit_length() // 8 + 1
+        length = (len(self.counts) - 1) * n + 1
+        counts = _unpack(_pack(self.counts, width) ** n, width, length)
+        return ExactPMF(self.offset * n, counts, self.denominator**n)
+
+    def negate(self) -> ExactPMF:
+        return ExactPMF(-(self.offset + len(self.counts) - 1), self.counts[::-1], self.denominator)
+
+    def scale(self, k: int) -> ExactPMF:
+        out = [0] * ((len(self.counts) - 1) * k + 1)
+        out[::k] = self.counts
+        return ExactPMF(self.offset * k, tuple(out), self.denominator)
+
+    def div_ceil(self, k: int) -> ExactPMF:
+        lo = -(-self.offset // k)
+        hi = -(-(self.offset + len(self.counts) - 1) // k)
+        out = [0] * (hi - lo + 1)
+        for i, c in enumerate(self.counts):
+            out[-(-(self.offset + i) // k) - lo] += c
+        return ExactPMF(lo, tuple(out), self.denominator)
+
+    def clamp_min(self, floor: int) -> ExactPMF:
+        top = self.offset + len(self.counts) - 1
+        if self.offset >= floor:
+            return self
+        if top <= floor:
+            return ExactPMF(floor, (self.denominator,), self.denominator)
+        cut = floor - self.offset
+        out = (sum(self.counts[: cut + 1]), *self.counts[cut + 1 :])
+        return ExactPMF(floor, out, self.denominator)
+
+    def dodge(self, defence: ExactPMF) -> ExactPMF:
+        below = [0]
+        for c in defence.counts:
+            below.append(below[-1] + c)
+        lo = min(0, self.offset)
+        hi = max(0, self.offset + len(self.counts) - 1)
+        out = [0] * (hi - lo + 1)
+        denominator = self.denominator * defence.denominator
+        kept_total = 0
+        for i, c in enumerate(self.counts):
+            d = self.offset + i
+            kept = c * below[min(max(d - defence.offset, 0), len(defence.counts))]
+            out[d - lo] += kept
+            kept_total += kept
+        out[0 - lo] += denominator - kept_total
+        return ExactPMF(lo, tuple(out), denominator)
+
+    def probabilities(self) -> tuple[Fraction, ...]:
+        return tuple(Fraction(c, self.denominator) for c in self.counts)

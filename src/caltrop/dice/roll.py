@@ -1,0 +1,203 @@
+"""Rolling a dice expression: from a passed-in seeded RNG or from entered physical dice (R5).
+
+A :class:`Roll` mirrors the expression tree and keeps every die value and the term it belongs
+to, so the log can record every die, not just totals. Caltrop never touches module-level
+``random``: randomness comes from a ``numpy.random.Generator`` the caller owns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias
+
+import numpy as np
+
+from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Node, Sign
+from caltrop.dice.parse import parse
+from caltrop.errors import DiceInputError
+
+
+class DiceSource(Protocol):
+    """Where die faces come from: ``faces(sides, count)`` returns ``count`` faces in 1..sides."""
+
+    def faces(self, sides: int, count: int) -> tuple[int, ...]: ...
+
+
+class RngDice:
+    """Faces drawn from a seeded ``numpy.random.Generator`` (pass one in; never a global RNG)."""
+
+    __slots__ = ("rng",)
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def faces(self, sides: int, count: int) -> tuple[int, ...]:
+        if count == 0:
+            return ()
+        return tuple(int(v) for v in self.rng.integers(1, sides + 1, size=count))
+
+
+class EnteredDice:
+    """Faces read off physical dice at the table, in the order of ``Expr.dice_slots()`` (R5).
+
+    Validated against the expression up front: the right count, each face within 1..sides.
+    """
+
+    __slots__ = ("_next", "_values")
+
+    def __init__(self, expr: Expr, values: Sequence[int]) -> None:
+        slots = expr.dice_slots()
+        if len(values) != len(slots):
+            raise DiceInputError(
+                f"{expr} needs {len(slots)} dice ({_describe_slots(slots)}); {len(values)} entered"
+            )
+        for i, (value, sides) in enumerate(zip(values, slots, strict=True), start=1):
+            if not 1 <= value <= sides:
+                raise DiceInputError(
+                    f"die {i} of {len(slots)} is a d{sides} and shows 1 to {sides}, not {value}"
+                )
+        self._values = tuple(int(v) for v in values)
+        self._next = 0
+
+    def faces(self, sides: int, count: int) -> tuple[int, ...]:
+        out = self._values[self._next : self._next + count]
+        self._next += count
+        return out
+
+
+def _describe_slots(slots: tuple[int, ...]) -> str:
+    parts: list[str] = []
+    for sides in dict.fromkeys(slots):
+        parts.append(f"{slots.count(sides)}×d{sides}")
+    return ", ".join(parts) if parts else "no dice"
+
+
+# -- the roll tree ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRoll:
+    """The faces of one ``NdS`` term."""
+
+    dice: Dice
+    values: tuple[int, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class ConstRoll:
+    const: Const
+
+    @property
+    def total(self) -> int:
+        return self.const.value
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRoll:
+    inner: Roll
+
+    @property
+    def total(self) -> int:
+        return self.inner.total
+
+
+@dataclass(frozen=True, slots=True)
+class DivRoll:
+    """An operand divided rounding up (R38 halving)."""
+
+    operand: DiceRoll | ConstRoll | GroupRoll
+    divisor: int
+
+    @property
+    def total(self) -> int:
+        return -(-self.operand.total // self.divisor)
+
+
+NodeRoll: TypeAlias = DiceRoll | ConstRoll | GroupRoll | DivRoll
+
+
+@dataclass(frozen=True, slots=True)
+class TermRoll:
+    sign: Sign
+    node: NodeRoll
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A rolled expression: every die kept, by term. ``str(roll)`` is ``5d4 (3,1,4,4,2) + 1d8 (7) = 21``."""
+
+    expr: Expr
+    terms: tuple[TermRoll, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(t.sign * t.node.total for t in self.terms)
+
+    def dice_rolls(self) -> Iterator[DiceRoll]:
+        """Every :class:`DiceRoll`, in roll/entry order."""
+        for term in self.terms:
+            yield from _dice_rolls(term.node)
+
+    @property
+    def faces(self) -> tuple[int, ...]:
+        """Every die face in roll/entry order: feeding these back as entered dice gives the same roll."""
+        return tuple(v for d in self.dice_rolls() for v in d.values)
+
+    def __str__(self) -> str:
+        from caltrop.dice.render import render_plain
+
+        return render_plain(self)
+
+
+def _dice_rolls(node: NodeRoll) -> Iterator[DiceRoll]:
+    match node:
+        case DiceRoll():
+            yield node
+        case ConstRoll():
+            return
+        case GroupRoll(inner=inner):
+            yield from inner.dice_rolls()
+        case DivRoll(operand=operand):
+            yield from _dice_rolls(operand)
+
+
+def _roll_node(node: Node, source: DiceSource) -> NodeRoll:
+    match node:
+        case Dice(count=count, sides=sides):
+            return DiceRoll(node, source.faces(sides, count))
+        case Const():
+            return ConstRoll(node)
+        case Group(expr=expr):
+            return GroupRoll(_roll_expr(expr, source))
+        case Div(operand=operand, divisor=divisor):
+            inner = _roll_node(operand, source)
+            assert not isinstance(inner, DivRoll)
+            return DivRoll(inner, divisor)
+    raise TypeError(f"not a dice node: {node!r}")  # pragma: no cover
+
+
+def _roll_expr(expr: Expr, source: DiceSource) -> Roll:
+    return Roll(expr, tuple(TermRoll(t.sign, _roll_node(t.node, source)) for t in expr.terms))
+
+
+def roll(
+    expr: Expr | str,
+    rng: np.random.Generator | None = None,
+    *,
+    entered: Sequence[int] | None = None,
+) -> Roll:
+    """Roll ``expr`` with ``rng``, or take the faces of physical dice from ``entered`` (R5).
+
+    Exactly one of ``rng`` and ``entered`` must be given. Entered faces are validated (count and
+    range) before anything is rolled, and raise :class:`DiceInputError` with the reason.
+    """
+    parsed = parse(expr) if isinstance(expr, str) else expr
+    if (rng is None) == (entered is None):
+        raise TypeError("roll() needs exactly one of rng= or entered=")
+    source: DiceSource = RngDice(rng) if rng is not None else EnteredDice(parsed, entered or ())
+    return _roll_expr(parsed, source)

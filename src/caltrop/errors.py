@@ -1,0 +1,41 @@
+"""The narrow errors Caltrop raises. Each says why, in the game's own words."""
+
+from __future__ import annotations
+
+
+class CaltropError(Exception):
+    """Base class of every error Caltrop raises on purpose."""
+
+
+class DiceSyntaxError(CaltropError, ValueError):
+    """A dice expression that does not parse; the message points at the offending character."""
+
+    def __init__(self, text: str, column: int, expected: str) -> None:
+        self.text = text
+        self.column = column  # 1-based
+        self.expected = expected
+        caret = " " * (column - 1) + "^"
+        super().__init__(f"bad dice expression at column {column}: {expected}\n  {text}\n  {caret}")
+
+
+class DiceLimitError(CaltropError, ValueError):
+    """A dice expression larger than Caltrop will evaluate (too many dice or sides)."""
+
+
+class DiceInputError(CaltropError, ValueError):
+    """Entered physical dice that do not fit the expression (wrong count or a face out of range)."""
+
+
+class InvalidActionError(CaltropError, ValueError):
+    """A command that is malformed: unknown creature or action, bad syntax, wrong arguments."""
+
+
+class IllegalActionError(CaltropError, ValueError):
+    """A well-formed command that the rules forbid right now; the message gives the arithmetic."""
+
+
+class ContentError(CaltropError, ValueError):
+    """A content file (creature, action, weapon, ruleset, encounter) that is malformed.
+
+    The message names the file, the line and the field, and what was expected.
+    """
