@@ -11,6 +11,7 @@ The text form is one notation shared by the log, the CLI and tests
     roll                                           RollDice with the engine's seeded RNG
     roll 3,1,4,4,2,7                               RollDice with entered physical dice (R5)
     gm: call aria finesse dc 12 +count-load        CallRoll: a GM-called roll (R17)
+    gm: end encounter                              EndEncounter
     total 14                                       RollTotal: a chance outcome by its total
 """
 
@@ -111,7 +112,17 @@ class CallRoll:
         return " ".join(parts) + _advantages_text(self.advantages)
 
 
-Command: TypeAlias = Act | EndTurn | Pass | RollDice | RollTotal | CallRoll
+@dataclass(frozen=True, slots=True)
+class EndEncounter:
+    """The GM ends the encounter (when one side yields or flees, say)."""
+
+    def __str__(self) -> str:
+        return "gm: end encounter"
+
+
+Command: TypeAlias = Act | EndTurn | Pass | RollDice | RollTotal | CallRoll | EndEncounter
+#: The command classes, for ``isinstance`` checks.
+COMMAND_TYPES = (Act, EndTurn, Pass, RollDice, RollTotal, CallRoll, EndEncounter)
 
 #: The actor of a command that is not any creature's decision.
 GM = "gm"
@@ -153,7 +164,12 @@ def _split_advantages(
                     raise InvalidActionError(
                         f"{token!r}: advantage is written +adv:SOURCE or +dis:SOURCE (in {line!r})"
                     )
-                advantages.append(Advantage(kind, _word(source, "an advantage source", line)))
+                advantages.append(
+                    Advantage(
+                        "adv" if kind == "adv" else "dis",
+                        _word(source, "an advantage source", line),
+                    )
+                )
             else:
                 flags.add(kind)
         else:
@@ -219,6 +235,8 @@ def _parse_chance(text: str) -> Command:
 
 
 def _parse_gm(tokens: list[str], line: str) -> Command:
+    if tokens == ["end", "encounter"]:
+        return EndEncounter()
     words, advantages, flags = _split_advantages(tokens, line)
     unknown = flags - {"count-load"}
     if unknown:

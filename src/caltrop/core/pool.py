@@ -90,6 +90,7 @@ def check_gate(
     """
     if cost < 0:
         raise ValueError(f"an action's Cost is 0 or more, not {cost}")
+    revision = Revision(revision)  # "legacy" as a plain string must not fall through to current
     left = aspect - load
     sums = f"{aspect_name} {aspect} − Load {load} = {left}"
     if revision is Revision.LEGACY and left <= 0:
@@ -115,7 +116,7 @@ def pool_size(
     adds dice." R20 (legacy): Aspect − Load + Net Advantage, at least 1; an action that names a
     fixed pool ("use only 1d4") rolls that pool whatever the Load. R3: never below 1d4.
     """
-    if revision is Revision.LEGACY:
+    if Revision(revision) is Revision.LEGACY:
         base = fixed_pool if fixed_pool is not None else aspect - load
     else:
         base = fixed_pool if fixed_pool is not None else aspect - max(0, load)

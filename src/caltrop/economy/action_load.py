@@ -1,0 +1,117 @@
+"""The Action Load economy (seed 000, current revision; seed 001, legacy revision).
+
+Load grows by each action's Cost after it resolves; a creature may act — on its own turn or,
+in response, on others' — while Aspect − Load ≥ Cost (R11). Load resets at the start of the
+creature's turn (R10) or, with ``load_reset: round``, for everyone at the start of each round
+(R19). One Load per creature, shared by all its Aspects (R13).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from caltrop.core.model import ActionDef, CreatureDef, LoadReset, Ruleset
+from caltrop.core.pool import Gate, Revision, check_gate, gm_pool_size, pool_size
+from caltrop.economy.base import Resources
+
+
+@dataclass(slots=True)
+class LoadState:
+    """A creature's current Action Load (R13: one per creature)."""
+
+    load: int
+
+    def copy(self) -> LoadState:
+        return LoadState(self.load)
+
+    def as_dict(self) -> dict[str, int]:
+        return {"load": self.load}
+
+
+def _state(resources: Resources) -> LoadState:
+    assert isinstance(resources, LoadState)
+    return resources
+
+
+class ActionLoadEconomy:
+    """Action Load rules bound to a ruleset's ``revision`` (R20) and ``load_reset`` (R19)."""
+
+    name = "action_load"
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self.revision = ruleset.revision
+        self.reset_each_round = ruleset.load_reset is LoadReset.ROUND
+
+    def reset_value(self, creature: CreatureDef) -> int:
+        """R10: Load := Exhaustion − Load Buffer (current); R20: Load := 0 (legacy)."""
+        if self.revision is Revision.LEGACY:
+            return 0
+        return creature.exhaustion - creature.load_buffer
+
+    def initial(self, creature: CreatureDef) -> LoadState:
+        """Before its first turn a creature has its reset value, as if its turn had just begun."""
+        return LoadState(self.reset_value(creature))
+
+    def on_round_start(
+        self, creatures: tuple[CreatureDef, ...], resources: list[Resources]
+    ) -> None:
+        """R19 ``round``: everyone's Load resets at the start of each round."""
+        if self.reset_each_round:
+            for creature, res in zip(creatures, resources, strict=True):
+                _state(res).load = self.reset_value(creature)
+
+    def on_turn_start(
+        self, creatures: tuple[CreatureDef, ...], resources: list[Resources], owner: int
+    ) -> None:
+        """R10 / R19 ``turn``: the owner's Load resets at the start of its turn."""
+        if not self.reset_each_round:
+            _state(resources[owner]).load = self.reset_value(creatures[owner])
+
+    def aspect(self, creature: CreatureDef, name: str) -> int:
+        return creature.aspects.get(name, 0)
+
+    def gate(
+        self, creature: CreatureDef, resources: Resources, action: ActionDef, *, on_turn: bool
+    ) -> Gate:
+        """R11: Aspect − Load ≥ Cost, the same on the creature's turn and on others' turns."""
+        return check_gate(
+            self.aspect(creature, action.aspect),
+            _state(resources).load,
+            action.cost,
+            self.revision,
+            aspect_name=action.aspect,
+        )
+
+    def pool(
+        self, creature: CreatureDef, resources: Resources, action: ActionDef, net_adv: int
+    ) -> int:
+        """R12: Aspect − max(0, Load) + Net Advantage, at least 1 (legacy: R20)."""
+        return pool_size(
+            self.aspect(creature, action.aspect),
+            _state(resources).load,
+            net_adv,
+            self.revision,
+            fixed_pool=action.fixed_pool,
+        )
+
+    def pay(
+        self, creature: CreatureDef, resources: Resources, action: ActionDef, *, on_turn: bool
+    ) -> None:
+        """Seed 000 step 6: "Add the action's Cost … to your Action Load"."""
+        _state(resources).load += action.cost
+
+    def gm_pool(
+        self,
+        creature: CreatureDef,
+        resources: Resources,
+        aspect: int,
+        net_adv: int,
+        *,
+        count_load: bool,
+    ) -> int:
+        """R17: GM-called rolls; Load counts only if the GM says so."""
+        return gm_pool_size(aspect, _state(resources).load, net_adv, count_load=count_load)
+
+    def describe(self, creature: CreatureDef, resources: Resources) -> str:
+        return f"Load {_state(resources).load}"

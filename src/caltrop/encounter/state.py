@@ -1,0 +1,1025 @@
+"""The encounter state machine: one engine for every action economy.
+
+An :class:`Encounter` is built from an :class:`~caltrop.core.model.EncounterDef` and a seed, and
+changes only through :meth:`Encounter.apply` of a command (:mod:`caltrop.core.commands`). Every
+applied command is appended to an event log whose first event holds the seed; the state is a
+pure function of that log, so :meth:`undo` replays a shorter prefix and nothing in history is
+ever edited. A command that is malformed or illegal raises and leaves state and log untouched.
+
+Who decides now is one pointer (:meth:`Encounter.current`): a creature id, :data:`CHANCE` when a
+pending roll waits for dice, or :data:`TERMINAL`. A declared roll first opens a **reaction
+window** (R15) in which other creatures may add team actions and reactions, or pass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Final
+
+import numpy as np
+
+from caltrop.core.commands import (
+    GM,
+    Act,
+    CallRoll,
+    Command,
+    EndEncounter,
+    EndTurn,
+    Pass,
+    RollDice,
+    RollTotal,
+)
+from caltrop.core.model import (
+    ActionDef,
+    ActionKind,
+    CreatureDef,
+    EncounterDef,
+    Initiative,
+    Side,
+    Weapon,
+)
+from caltrop.dice.ast import Dice, Expr, Term
+from caltrop.dice.distribution import distribution
+from caltrop.dice.roll import EnteredDice, Roll, roll
+from caltrop.economy import EconomyRules, Resources, economy_for
+from caltrop.encounter.legal import LegalActions
+from caltrop.encounter.pending import PendingRoll, RollKind
+from caltrop.errors import IllegalActionError, InvalidActionError
+
+#: ``current()`` when a pending roll waits for its dice.
+CHANCE: Final = "chance"
+#: ``current()`` when the encounter is over.
+TERMINAL: Final = "terminal"
+
+LOG_FORMAT: Final = "caltrop-log/1"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a resolved roll did; kept in the log beside its dice, for stories and displays."""
+
+    roller: str
+    kind: RollKind
+    expression: str
+    faces: tuple[int, ...]
+    total: int
+    action: str | None = None
+    target: str | None = None
+    damage: int | None = None
+    dc: int | None = None
+    success: bool | None = None
+    downed: bool = False
+
+
+class Encounter:
+    """A running encounter. Build with :meth:`Encounter.begin`; change only with :meth:`apply`."""
+
+    __slots__ = (
+        "_by_id",
+        "_commands",
+        "_events",
+        "_record",
+        "boons",
+        "creatures",
+        "definition",
+        "down",
+        "economy",
+        "header",
+        "health",
+        "initiative",
+        "last_outcome",
+        "order",
+        "over",
+        "pending",
+        "resources",
+        "rng",
+        "round",
+        "seed",
+        "turn_pos",
+        "winner",
+    )
+
+    definition: EncounterDef
+    creatures: tuple[CreatureDef, ...]
+    economy: EconomyRules
+    seed: int
+    header: Mapping[str, Any]
+    rng: np.random.Generator
+    health: list[int]
+    down: list[bool]
+    resources: list[Resources]
+    boons: list[tuple[Any, ...]]
+    order: list[int]
+    initiative: list[int | None]
+    turn_pos: int
+    round: int
+    pending: list[PendingRoll]
+    over: bool
+    winner: Side | None
+    last_outcome: Outcome | None
+    _by_id: dict[str, int]
+    _commands: list[Command]
+    _events: list[dict[str, Any]] | None
+    _record: bool
+
+    # -- construction ---------------------------------------------------------------------------
+
+    @classmethod
+    def begin(
+        cls,
+        definition: EncounterDef,
+        seed: int | None = None,
+        *,
+        record: bool = True,
+        header: Mapping[str, Any] | None = None,
+    ) -> Encounter:
+        """Start an encounter. ``seed`` (fresh entropy if None) is the log's first event.
+
+        ``record=False`` keeps no log (simulations); undo and saving then are unavailable.
+        ``header`` is stored in the first event (the content layer puts the whole encounter
+        definition there, so a log file replays on its own).
+        """
+        self = cls.__new__(cls)
+        self.definition = definition
+        self.creatures = definition.participants
+        self.economy = economy_for(definition.ruleset)
+        self.seed = int(np.random.SeedSequence().entropy) if seed is None else int(seed)  # type: ignore[arg-type]
+        self.header = dict(header or {})
+        self.rng = np.random.default_rng(self.seed)
+        self._by_id = {c.id: i for i, c in enumerate(self.creatures)}
+        self.health = [c.health for c in self.creatures]
+        self.down = [c.health <= 0 for c in self.creatures]
+        self.resources = [self.economy.initial(c) for c in self.creatures]
+        self.boons = [() for _ in self.creatures]
+        self.order = list(range(len(self.creatures)))
+        self.initiative = [None] * len(self.creatures)
+        self.turn_pos = 0
+        self.round = 0
+        self.pending = []
+        self.over = False
+        self.winner = None
+        self.last_outcome = None
+        self._commands = []
+        self._record = record
+        self._events = [self._begin_event()] if record else None
+        self._check_end()
+        if self.over:
+            return self
+        if definition.ruleset.initiative is Initiative.CHECK:
+            self._queue_initiative()
+        else:
+            self._start_round()
+        return self
+
+    def _begin_event(self) -> dict[str, Any]:
+        return {
+            "event": "begin",
+            "format": LOG_FORMAT,
+            "seed": self.seed,
+            "encounter": self.definition.name,
+            **({"header": dict(self.header)} if self.header else {}),
+        }
+
+    def clone(self) -> Encounter:
+        """An independent copy for search and simulation: copies only what changes."""
+        other = Encounter.__new__(Encounter)
+        other.definition = self.definition
+        other.creatures = self.creatures
+        other.economy = self.economy
+        other.seed = self.seed
+        other.header = self.header
+        bit_generator = np.random.PCG64()
+        bit_generator.state = self.rng.bit_generator.state  # type: ignore[assignment]
+        other.rng = np.random.Generator(bit_generator)
+        other._by_id = self._by_id
+        other.health = self.health.copy()
+        other.down = self.down.copy()
+        other.resources = [r.copy() for r in self.resources]
+        other.boons = self.boons.copy()
+        other.order = self.order.copy()
+        other.initiative = self.initiative.copy()
+        other.turn_pos = self.turn_pos
+        other.round = self.round
+        other.pending = [p.copy() for p in self.pending]
+        other.over = self.over
+        other.winner = self.winner
+        other.last_outcome = self.last_outcome
+        other._commands = self._commands.copy()
+        other._record = self._record
+        other._events = self._events.copy() if self._events is not None else None
+        return other
+
+    # -- queries --------------------------------------------------------------------------------
+
+    def index(self, creature_id: str) -> int:
+        """The position of a creature; :class:`InvalidActionError` naming the known ids if none."""
+        try:
+            return self._by_id[creature_id]
+        except KeyError:
+            known = ", ".join(self._by_id)
+            raise InvalidActionError(f"no creature {creature_id!r} (known: {known})") from None
+
+    def creature(self, creature_id: str) -> CreatureDef:
+        return self.creatures[self.index(creature_id)]
+
+    @property
+    def turn_owner(self) -> str | None:
+        """The id of the creature whose turn it is (None before initiative or after the end)."""
+        if self.over or self.round == 0:
+            return None
+        return self.creatures[self.order[self.turn_pos]].id
+
+    @property
+    def pending_roll(self) -> PendingRoll | None:
+        return self.pending[-1] if self.pending else None
+
+    @property
+    def commands(self) -> tuple[Command, ...]:
+        """Every command applied so far, in order (the replayable move stack)."""
+        return tuple(self._commands)
+
+    def current(self) -> str:
+        """Who must decide now: a creature id, :data:`CHANCE` or :data:`TERMINAL`.
+
+        With a roll pending, each creature that could react is asked in turn order (it reacts or
+        passes) before the roll becomes a chance point.
+        """
+        if self.over:
+            return TERMINAL
+        if self.pending:
+            top = self.pending[-1]
+            if top.kind is RollKind.INITIATIVE:
+                return CHANCE
+            for i in self._window_order(top):
+                if i not in top.passed and self._has_reaction(i, top):
+                    return self.creatures[i].id
+            return CHANCE
+        owner = self.turn_owner
+        assert owner is not None
+        return owner
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def returns(self) -> dict[str, float]:
+        """1 for the winning side, 0 for the other; 0.5 each if the GM ended it undecided."""
+        if not self.over:
+            raise IllegalActionError("the encounter is not over")
+        if self.winner is None:
+            return {Side.PC.value: 0.5, Side.NPC.value: 0.5}
+        return {s.value: 1.0 if s is self.winner else 0.0 for s in Side}
+
+    def legal_actions(self, actor: str | None = None) -> LegalActions:
+        """The commands ``actor`` (default: whoever decides now) may issue, as a lazy view."""
+        who = self.current() if actor is None else actor
+        if who == CHANCE:
+            who = GM
+        return LegalActions(self, who)
+
+    def is_legal(self, command: Command) -> bool:
+        try:
+            self._plan(command)
+        except (IllegalActionError, InvalidActionError, ValueError):
+            return False
+        return True
+
+    def why_illegal(self, command: Command) -> str | None:
+        """None if ``command`` is legal now; otherwise the reason, with the arithmetic."""
+        try:
+            self._plan(command)
+        except (IllegalActionError, InvalidActionError, ValueError) as exc:
+            return str(exc)
+        return None
+
+    def preview(self, command: Act) -> dict[str, Any]:
+        """What an action would roll and where Load/points would be after it, without doing it.
+
+        Raises like :meth:`apply` if the action is not legal now.
+        """
+        plan = self._plan(command)
+        assert isinstance(plan, _ActPlan)
+        i = plan.actor
+        after = self.resources[i].copy()
+        self.economy.pay(self.creatures[i], after, plan.action, on_turn=plan.on_turn)
+        out: dict[str, Any] = {
+            "actor": self.creatures[i].id,
+            "action": plan.action.name,
+            "gate": self.economy.gate(
+                self.creatures[i], self.resources[i], plan.action, on_turn=plan.on_turn
+            ).reason,
+            "resources_after": after.as_dict(),
+        }
+        if plan.action.kind in (ActionKind.ATTACK, ActionKind.CHECK):
+            advantages = list(command.advantages) + list(self.boons[i])
+            from caltrop.core.pool import net_advantage
+
+            out["expression"] = str(
+                self._action_expr(i, plan.action, plan.weapon, net_advantage(advantages))
+            )
+        return out
+
+    def chance_outcomes(self) -> list[tuple[RollTotal, Fraction]]:
+        """At a chance point: every total of the pending roll with its exact probability."""
+        if not self.pending:
+            raise IllegalActionError("no roll is pending")
+        dist = distribution(self._pending_expr(self.pending[-1]))
+        return [(RollTotal(t), p) for t, p in dist.pmf_exact().items() if p != 0]
+
+    def pending_expression(self) -> Expr:
+        """The dice the pending roll will roll now (its Net Advantage as it stands)."""
+        if not self.pending:
+            raise IllegalActionError("no roll is pending")
+        return self._pending_expr(self.pending[-1])
+
+    # -- applying commands ----------------------------------------------------------------------
+
+    def apply(self, command: Command) -> Outcome | None:
+        """Apply ``command``: validate it fully, then change the state and append to the log.
+
+        Raises :class:`InvalidActionError` (malformed: unknown creature or action, bad dice) or
+        :class:`IllegalActionError` (the rules forbid it now, with the arithmetic); either way
+        nothing changed. Returns the :class:`Outcome` of a roll, else None.
+        """
+        plan = self._plan(command)
+        outcome = plan.execute(self)
+        self._commands.append(command)
+        if self._events is not None:
+            event: dict[str, Any] = {
+                "event": "command",
+                "n": len(self._commands),
+                "command": str(command),
+            }
+            if outcome is not None:
+                event["roll"] = _outcome_json(outcome)
+            self._events.append(event)
+        self.last_outcome = outcome
+        return outcome
+
+    def undo(self) -> Command:
+        """Take back the last command by replaying the log without it; returns that command."""
+        if not self._record:
+            raise IllegalActionError(
+                "this encounter keeps no log (record=False), so it cannot undo"
+            )
+        if not self._commands:
+            raise IllegalActionError("nothing to undo")
+        last = self._commands[-1]
+        rebuilt = Encounter.begin(self.definition, self.seed, header=self.header)
+        for command in self._commands[:-1]:
+            rebuilt.apply(command)
+        for slot in Encounter.__slots__:
+            setattr(self, slot, getattr(rebuilt, slot))
+        return last
+
+    # -- log ------------------------------------------------------------------------------------
+
+    @property
+    def events(self) -> tuple[dict[str, Any], ...]:
+        if self._events is None:
+            raise IllegalActionError("this encounter keeps no log (record=False)")
+        return tuple(self._events)
+
+    def log_lines(self) -> list[str]:
+        """The log as JSON lines: the save format, the replay format and the fixture format."""
+        return [json.dumps(e, sort_keys=True, ensure_ascii=False) for e in self.events]
+
+    @classmethod
+    def replay(
+        cls, definition: EncounterDef, events: Sequence[Mapping[str, Any]], *, verify: bool = True
+    ) -> Encounter:
+        """Rebuild an encounter from its log; with ``verify``, recorded dice must match the replay."""
+        if not events or events[0].get("event") != "begin":
+            raise InvalidActionError("a log starts with its 'begin' event")
+        first = events[0]
+        header = first.get("header")
+        encounter = cls.begin(
+            definition, int(first["seed"]), header=header if isinstance(header, Mapping) else None
+        )
+        from caltrop.core.commands import parse_command
+
+        for line_no, event in enumerate(events[1:], start=2):
+            if event.get("event") != "command":
+                raise InvalidActionError(
+                    f"log event {line_no}: unknown event {event.get('event')!r}"
+                )
+            command = parse_command(str(event["command"]))
+            try:
+                outcome = encounter.apply(command)
+            except (IllegalActionError, InvalidActionError) as exc:
+                raise InvalidActionError(f"log event {line_no}: {command}: {exc}") from exc
+            recorded = event.get("roll")
+            if verify and recorded is not None:
+                got = _outcome_json(outcome) if outcome is not None else None
+                if got != recorded:
+                    raise InvalidActionError(
+                        f"log event {line_no}: recorded roll {recorded} differs from replay {got}"
+                    )
+        return encounter
+
+    # -- state snapshots ------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole visible state as JSON-ready data (deterministic; replay gives the same)."""
+        participants = []
+        for i, c in enumerate(self.creatures):
+            participants.append(
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "side": c.side.value,
+                    "health": self.health[i],
+                    "max_health": c.max_health,
+                    "down": self.down[i],
+                    **self.resources[i].as_dict(),
+                    **({"boons": [str(b) for b in self.boons[i]]} if self.boons[i] else {}),
+                    **(
+                        {"initiative": self.initiative[i]} if self.initiative[i] is not None else {}
+                    ),
+                }
+            )
+        return {
+            "encounter": self.definition.name,
+            "seed": self.seed,
+            "round": self.round,
+            "turn": self.turn_owner,
+            "order": [self.creatures[i].id for i in self.order],
+            "current": self.current(),
+            "over": self.over,
+            "winner": self.winner.value if self.winner else None,
+            "participants": participants,
+            "pending": [_pending_json(self, p) for p in self.pending],
+            "commands": len(self._commands),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.snapshot(), sort_keys=True, ensure_ascii=False)
+
+    # -- legal-action generation ----------------------------------------------------------------
+
+    def generate_legal(self, actor: str) -> Iterator[Command]:
+        """Every legal command of ``actor`` now (lazily). Advantage is never enumerated: the gate
+        does not depend on it (R11), so any advantage may be added to a legal action."""
+        if self.over:
+            return
+        if actor == GM:
+            if self.pending:
+                yield RollDice()
+            return
+        i = self._by_id.get(actor)
+        if i is None or self.down[i]:
+            return
+        creature = self.creatures[i]
+        if self.pending:
+            top = self.pending[-1]
+            if top.kind is RollKind.INITIATIVE or i == top.roller:
+                return
+            for action in creature.actions:
+                if action.reaction:
+                    yield from self._candidates(i, action, top)
+            if i not in top.passed:
+                yield Pass(actor)
+            return
+        if self.turn_owner != actor:
+            return
+        for action in creature.actions:
+            if action.kind is not ActionKind.TEAM:
+                yield from self._candidates(i, action, None)
+        yield EndTurn(actor)
+
+    def _candidates(self, i: int, action: ActionDef, top: PendingRoll | None) -> Iterator[Command]:
+        creature = self.creatures[i]
+        if not self.economy.gate(creature, self.resources[i], action, on_turn=top is None):
+            return
+        if action.kind is ActionKind.TEAM:
+            assert top is not None
+            if self._grant_fits(i, action, top.roller):
+                yield Act(creature.id, action.name)
+            return
+        if action.kind is ActionKind.CHECK:
+            if action.dc is not None:
+                yield Act(creature.id, action.name)
+            return
+        weapons: list[tuple[str, ...]] = [()]
+        if action.uses_weapon:
+            weapons = [(w.name,) for w in creature.weapons]
+        for j, other in enumerate(self.creatures):
+            if j == i or self.down[j]:
+                continue
+            if action.kind is ActionKind.ATTACK and other.side is creature.side:
+                continue
+            if action.kind is ActionKind.EFFECT and (
+                action.grant is None or not self._grant_fits(i, action, j)
+            ):
+                continue
+            for w in weapons:
+                yield Act(creature.id, action.name, (other.id,), w)
+        if action.kind is ActionKind.EFFECT and action.grant is None:
+            yield Act(creature.id, action.name)
+
+    # -- internals: validation ------------------------------------------------------------------
+
+    def _plan(self, command: Command) -> _Plan:
+        if isinstance(command, Act):
+            return self._plan_act(command)
+        if isinstance(command, RollDice | RollTotal):
+            return self._plan_roll(command)
+        if isinstance(command, EndTurn):
+            return self._plan_end_turn(command)
+        if isinstance(command, Pass):
+            return self._plan_pass(command)
+        if isinstance(command, CallRoll):
+            return self._plan_call(command)
+        if isinstance(command, EndEncounter):
+            self._not_over()
+            return _EndEncounterPlan()
+        raise InvalidActionError(f"not a command: {command!r}")
+
+    def _not_over(self) -> None:
+        if self.over:
+            raise IllegalActionError("the encounter is over")
+
+    def _standing(self, creature_id: str) -> int:
+        i = self.index(creature_id)
+        if self.down[i]:
+            raise IllegalActionError(f"{self.creatures[i].name} is down")
+        return i
+
+    def _plan_act(self, command: Act) -> _ActPlan:
+        self._not_over()
+        i = self._standing(command.actor)
+        creature = self.creatures[i]
+        action = creature.action(command.action)
+        if action is None:
+            known = ", ".join(a.name for a in creature.actions) or "none"
+            raise InvalidActionError(
+                f"{creature.name} has no action {command.action!r} (has: {known})"
+            )
+        top = self.pending[-1] if self.pending else None
+        if top is not None:
+            if top.kind is RollKind.INITIATIVE:
+                raise IllegalActionError("initiative is being rolled; nobody acts until it is done")
+            if top.roller == i:
+                raise IllegalActionError(f"{creature.name}'s own roll is pending: roll it first")
+            if not action.reaction:
+                raise IllegalActionError(
+                    f"{action.name} is not a reaction, so {creature.name} cannot take it on another's roll"
+                )
+        else:
+            if action.kind is ActionKind.TEAM:
+                raise IllegalActionError(
+                    f"{action.name} is a team action: it is taken while another creature's roll is pending (R15)"
+                )
+            owner = self.turn_owner
+            if owner != creature.id:
+                raise IllegalActionError(
+                    f"it is {self.creature(owner).name if owner else 'nobody'}'s turn; {creature.name} may act "
+                    "on other turns only in response to a pending roll (R15)"
+                )
+        on_turn = top is None
+        target: int | None = None
+        weapon: Weapon | None = None
+        if action.kind is ActionKind.TEAM:
+            assert top is not None
+            if command.targets and command.targets != (self.creatures[top.roller].id,):
+                raise IllegalActionError(
+                    f"{action.name} acts on the pending roll, which is {self.creatures[top.roller].name}'s"
+                )
+            if not self._grant_fits(i, action, top.roller):
+                assert action.grant is not None
+                who = "an ally's" if action.grant.to == "ally" else "an opponent's"
+                raise IllegalActionError(
+                    f"{action.name} works on {who} roll; {self.creatures[top.roller].name} is not one"
+                )
+        elif action.kind in (ActionKind.ATTACK, ActionKind.EFFECT) and (
+            action.kind is ActionKind.ATTACK or action.grant is not None
+        ):
+            if len(command.targets) != 1:
+                raise InvalidActionError(
+                    f"{action.name} needs one target: '{creature.id}: {action.name} TARGET'"
+                )
+            target = self._standing(command.targets[0])
+            if target == i and action.kind is ActionKind.ATTACK:
+                raise IllegalActionError(f"{creature.name} cannot attack itself")
+            if action.kind is ActionKind.EFFECT and not self._grant_fits(i, action, target):
+                raise IllegalActionError(
+                    f"{action.name} cannot target {self.creatures[target].name}"
+                )
+        elif command.targets:
+            raise InvalidActionError(f"{action.name} takes no target")
+        if action.uses_weapon:
+            weapon = self._weapon(creature, command.weapons)
+        elif command.weapons:
+            raise InvalidActionError(f"{action.name} does not use a weapon")
+        dc = command.dc if command.dc is not None else action.dc
+        if action.kind is ActionKind.CHECK and dc is None:
+            raise InvalidActionError(
+                f"{action.name} needs a DC: '{creature.id}: {action.name} dc N'"
+            )
+        if action.kind is not ActionKind.CHECK and command.dc is not None:
+            raise InvalidActionError(f"{action.name} is not a check; it takes no DC")
+        if action.aspect not in creature.aspects:
+            raise IllegalActionError(f"{creature.name} has no Aspect {action.aspect}")
+        gate = self.economy.gate(creature, self.resources[i], action, on_turn=on_turn)
+        if not gate:
+            raise IllegalActionError(f"{creature.name} cannot {action.name}: {gate.reason}")
+        return _ActPlan(command, i, action, target, weapon, dc, on_turn)
+
+    def _weapon(self, creature: CreatureDef, names: tuple[str, ...]) -> Weapon:
+        if not names:
+            if len(creature.weapons) == 1:
+                return creature.weapons[0]
+            known = ", ".join(w.name for w in creature.weapons) or "none"
+            raise InvalidActionError(
+                f"which weapon? add 'with WEAPON' ({creature.name} has: {known})"
+            )
+        if len(names) > 1:
+            raise InvalidActionError("this action uses one weapon")
+        weapon = creature.weapon(names[0])
+        if weapon is None:
+            known = ", ".join(w.name for w in creature.weapons) or "none"
+            raise InvalidActionError(f"{creature.name} has no weapon {names[0]!r} (has: {known})")
+        return weapon
+
+    def _grant_fits(self, i: int, action: ActionDef, other: int) -> bool:
+        grant = action.grant
+        if grant is None:
+            return False
+        same = self.creatures[i].side is self.creatures[other].side
+        return same if grant.to == "ally" else not same
+
+    def _plan_roll(self, command: RollDice | RollTotal) -> _RollPlan:
+        self._not_over()
+        if not self.pending:
+            raise IllegalActionError("no roll is pending")
+        expr = self._pending_expr(self.pending[-1])
+        if isinstance(command, RollTotal):
+            dist = distribution(expr)
+            if dist.pmf_exact().get(command.total, 0) == 0:
+                raise IllegalActionError(f"{expr} cannot total {command.total}")
+            return _RollPlan(expr, None, command.total)
+        if command.entered is not None:
+            EnteredDice(expr, command.entered)  # validates count and faces (R5), raises if wrong
+        return _RollPlan(expr, command.entered, None)
+
+    def _plan_end_turn(self, command: EndTurn) -> _EndTurnPlan:
+        self._not_over()
+        i = self.index(command.actor)
+        if self.turn_owner != command.actor:
+            owner = self.turn_owner
+            raise IllegalActionError(
+                f"it is {self.creature(owner).name if owner else 'nobody'}'s turn, not {self.creatures[i].name}'s"
+            )
+        if self.pending:
+            raise IllegalActionError("a roll is pending: roll it before the turn ends")
+        return _EndTurnPlan()
+
+    def _plan_pass(self, command: Pass) -> _PassPlan:
+        self._not_over()
+        i = self._standing(command.actor)
+        if not self.pending:
+            raise IllegalActionError("no roll is pending, so there is nothing to pass on")
+        top = self.pending[-1]
+        if top.roller == i:
+            raise IllegalActionError(f"{self.creatures[i].name}'s own roll is pending: roll it")
+        if i in top.passed:
+            raise IllegalActionError(f"{self.creatures[i].name} has already passed on this roll")
+        return _PassPlan(i)
+
+    def _plan_call(self, command: CallRoll) -> _CallPlan:
+        self._not_over()
+        i = self._standing(command.target)
+        if self.pending and self.pending[-1].kind is RollKind.INITIATIVE:
+            raise IllegalActionError("initiative is being rolled")
+        creature = self.creatures[i]
+        aspect = _find_aspect(creature, command.aspect)
+        if aspect is None:
+            raise InvalidActionError(
+                f"{creature.name} has no Aspect {command.aspect!r} (has: {', '.join(creature.aspects)})"
+            )
+        return _CallPlan(command, i, aspect)
+
+    # -- internals: resolution ------------------------------------------------------------------
+
+    def _action_expr(self, i: int, action: ActionDef, weapon: Weapon | None, net_adv: int) -> Expr:
+        d4 = self.economy.pool(self.creatures[i], self.resources[i], action, net_adv)
+        terms = [Term(1, Dice(d4, 4))]
+        if weapon is not None:
+            terms.extend(weapon.dice.terms)
+        if action.extra is not None:
+            terms.extend(action.extra.terms)
+        return Expr(tuple(terms))
+
+    def _pending_expr(self, p: PendingRoll) -> Expr:
+        if p.kind is RollKind.ACTION:
+            assert p.action is not None
+            return self._action_expr(p.roller, p.action, p.weapon, p.net_advantage)
+        creature = self.creatures[p.roller]
+        assert p.aspect is not None
+        value = creature.aspects[p.aspect]
+        if p.kind is RollKind.GM_CALL:
+            d4 = self.economy.gm_pool(
+                creature, self.resources[p.roller], value, p.net_advantage, count_load=p.count_load
+            )
+        else:
+            d4 = max(1, value)
+        return Expr((Term(1, Dice(d4, 4)),))
+
+    def _window_order(self, top: PendingRoll) -> Iterator[int]:
+        """Creatures that may react to ``top``, in turn order starting after the roller."""
+        n = len(self.order)
+        start = self.order.index(top.roller) if top.roller in self.order else 0
+        for k in range(1, n):
+            i = self.order[(start + k) % n]
+            if not self.down[i]:
+                yield i
+
+    def _has_reaction(self, i: int, top: PendingRoll) -> bool:
+        creature = self.creatures[i]
+        for action in creature.actions:
+            if action.reaction and any(True for _ in self._candidates(i, action, top)):
+                return True
+        return False
+
+    def _queue_initiative(self) -> None:
+        aspect = self.definition.ruleset.initiative_aspect
+        for i in reversed(range(len(self.creatures))):
+            c = self.creatures[i]
+            name = _find_aspect(c, aspect) if aspect else None
+            if name is None:
+                raise InvalidActionError(f"initiative: {c.name} has no Aspect {aspect!r}")
+            self.pending.append(PendingRoll(RollKind.INITIATIVE, i, aspect=name))
+
+    def _finish_initiative(self) -> None:
+        """R30 order: highest total first; a PC beats an NPC; PCs keep joined order; NPCs by
+        higher score, then joined order. The order is fixed for the encounter."""
+        aspect = self.definition.ruleset.initiative_aspect
+
+        def key(i: int) -> tuple[int, int, int, int]:
+            c = self.creatures[i]
+            total = self.initiative[i]
+            assert total is not None
+            is_npc = 1 if c.side is Side.NPC else 0
+            name = _find_aspect(c, aspect) if aspect else None
+            score = c.aspects.get(name, 0) if (is_npc and name) else 0
+            return (-total, is_npc, -score, i)
+
+        self.order = sorted(range(len(self.creatures)), key=key)
+        self._start_round()
+
+    def _start_round(self) -> None:
+        self.round += 1
+        self.turn_pos = 0
+        self.economy.on_round_start(self.creatures, self.resources)
+        self._start_turn_at_or_after(0)
+
+    def _start_turn_at_or_after(self, pos: int) -> None:
+        n = len(self.order)
+        while pos < n and self.down[self.order[pos]]:
+            pos += 1
+        if pos >= n:
+            self._start_round()
+            return
+        self.turn_pos = pos
+        self.economy.on_turn_start(self.creatures, self.resources, self.order[pos])
+
+    def _advance_turn(self) -> None:
+        self._start_turn_at_or_after(self.turn_pos + 1)
+
+    def _check_end(self) -> None:
+        standing = {c.side for c, d in zip(self.creatures, self.down, strict=True) if not d}
+        if len(standing) <= 1:
+            self.over = True
+            self.pending.clear()
+            self.winner = next(iter(standing)) if standing else None
+
+    def _roll(self, plan: _RollPlan) -> tuple[tuple[int, ...], int]:
+        if plan.total is not None:
+            return (), plan.total
+        rolled: Roll = (
+            roll(plan.expr, self.rng)
+            if plan.entered is None
+            else roll(plan.expr, entered=plan.entered)
+        )
+        return rolled.faces, rolled.total
+
+    def _resolve(self, plan: _RollPlan) -> Outcome:
+        p = self.pending.pop()
+        faces, total = self._roll(plan)
+        roller = self.creatures[p.roller]
+        expr = str(plan.expr)
+        if p.kind is RollKind.INITIATIVE:
+            self.initiative[p.roller] = total
+            if not self.pending:
+                self._finish_initiative()
+            return Outcome(roller.id, p.kind, expr, faces, total)
+        if p.kind is RollKind.GM_CALL:
+            success = None if p.dc is None else total >= p.dc
+            return Outcome(
+                roller.id, p.kind, expr, faces, total, action=p.aspect, dc=p.dc, success=success
+            )
+        action = p.action
+        assert action is not None
+        damage: int | None = None
+        success = None
+        downed = False
+        target_id = None
+        if action.kind is ActionKind.ATTACK:
+            assert p.target is not None
+            target = self.creatures[p.target]
+            target_id = target.id
+            damage = max(0, total - target.evasion)  # R16
+            self.health[p.target] = max(0, self.health[p.target] - damage)
+            if self.health[p.target] == 0 and not self.down[p.target]:
+                self.down[p.target] = True  # R16: a creature at 0 Health is down
+                downed = True
+        else:
+            assert p.dc is not None
+            success = total >= p.dc  # R16: meets or beats the DC
+        self.economy.pay(roller, self.resources[p.roller], action, on_turn=p.on_turn)  # step 6
+        outcome = Outcome(
+            roller.id,
+            p.kind,
+            expr,
+            faces,
+            total,
+            action.name,
+            target_id,
+            damage,
+            p.dc,
+            success,
+            downed,
+        )
+        if downed:
+            self._check_end()
+            if not self.over:
+                self._after_downing()
+        return outcome
+
+    def _after_downing(self) -> None:
+        # Pending rolls of creatures that went down are dropped; a downed turn owner's turn ends.
+        self.pending = [p for p in self.pending if not self.down[p.roller]]
+        if not self.pending and self.down[self.order[self.turn_pos]]:
+            self._advance_turn()
+
+
+# -- plans: validated commands, ready to execute without failing ------------------------------------
+
+
+class _Plan:
+    def execute(self, enc: Encounter) -> Outcome | None:
+        raise NotImplementedError
+
+
+@dataclass(slots=True)
+class _ActPlan(_Plan):
+    command: Act
+    actor: int
+    action: ActionDef
+    target: int | None
+    weapon: Weapon | None
+    dc: int | None
+    on_turn: bool
+
+    def execute(self, enc: Encounter) -> Outcome | None:
+        i, action = self.actor, self.action
+        creature = enc.creatures[i]
+        if action.kind is ActionKind.TEAM:
+            top = enc.pending[-1]
+            assert action.grant is not None
+            from caltrop.core.pool import Advantage
+
+            top.advantages.append(Advantage(action.grant.kind, action.source_key))
+            top.helpers.append((i, action.name))
+            enc.economy.pay(creature, enc.resources[i], action, on_turn=False)
+            return None
+        if action.kind is ActionKind.EFFECT:
+            if action.grant is not None and self.target is not None:
+                from caltrop.core.pool import Advantage
+
+                enc.boons[self.target] = (
+                    *enc.boons[self.target],
+                    Advantage(action.grant.kind, action.source_key),
+                )
+            enc.economy.pay(creature, enc.resources[i], action, on_turn=self.on_turn)
+            return None
+        advantages = list(self.command.advantages) + list(enc.boons[i])
+        enc.boons[i] = ()
+        enc.pending.append(
+            PendingRoll(
+                RollKind.ACTION,
+                i,
+                action,
+                self.target,
+                self.weapon,
+                self.dc,
+                advantages=advantages,
+                on_turn=self.on_turn,
+            )
+        )
+        return None
+
+
+@dataclass(slots=True)
+class _RollPlan(_Plan):
+    expr: Expr
+    entered: tuple[int, ...] | None
+    total: int | None
+
+    def execute(self, enc: Encounter) -> Outcome | None:
+        return enc._resolve(self)
+
+
+@dataclass(slots=True)
+class _EndTurnPlan(_Plan):
+    def execute(self, enc: Encounter) -> Outcome | None:
+        enc._advance_turn()
+        return None
+
+
+@dataclass(slots=True)
+class _PassPlan(_Plan):
+    actor: int
+
+    def execute(self, enc: Encounter) -> Outcome | None:
+        enc.pending[-1].passed.add(self.actor)
+        return None
+
+
+@dataclass(slots=True)
+class _CallPlan(_Plan):
+    command: CallRoll
+    target: int
+    aspect: str
+
+    def execute(self, enc: Encounter) -> Outcome | None:
+        c = self.command
+        advantages = list(c.advantages) + list(enc.boons[self.target])
+        enc.boons[self.target] = ()
+        enc.pending.append(
+            PendingRoll(
+                RollKind.GM_CALL,
+                self.target,
+                aspect=self.aspect,
+                dc=c.dc,
+                count_load=c.count_load,
+                advantages=advantages,
+                on_turn=False,
+            )
+        )
+        return None
+
+
+@dataclass(slots=True)
+class _EndEncounterPlan(_Plan):
+    def execute(self, enc: Encounter) -> Outcome | None:
+        enc.over = True
+        enc.pending.clear()
+        enc.winner = None
+        return None
+
+
+def _find_aspect(creature: CreatureDef, name: str | None) -> str | None:
+    if name is None:
+        return None
+    if name in creature.aspects:
+        return name
+    folded = name.casefold()
+    for aspect in creature.aspects:
+        if aspect.casefold() == folded:
+            return aspect
+    return None
+
+
+def _outcome_json(o: Outcome) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "roller": o.roller,
+        "expression": o.expression,
+        "faces": list(o.faces),
+        "total": o.total,
+    }
+    if o.damage is not None:
+        out["damage"] = o.damage
+    if o.target is not None:
+        out["target"] = o.target
+    if o.success is not None:
+        out["success"] = o.success
+    if o.downed:
+        out["downed"] = True
+    return out
+
+
+def _pending_json(enc: Encounter, p: PendingRoll) -> dict[str, Any]:
+    return {
+        "kind": p.kind.value,
+        "roller": enc.creatures[p.roller].id,
+        "action": p.action.name if p.action else p.aspect,
+        "target": enc.creatures[p.target].id if p.target is not None else None,
+        "dc": p.dc,
+        "advantages": [str(a) for a in p.advantages],
+        "net_advantage": p.net_advantage,
+        "expression": str(enc._pending_expr(p)),
+        "passed": sorted(enc.creatures[i].id for i in p.passed),
+    }
