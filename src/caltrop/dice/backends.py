@@ -47,6 +47,8 @@ class FloatPMF:
 
     def power(self, n: int) -> FloatPMF:
         """The sum of ``n`` independent copies (``n >= 0``), by repeated squaring."""
+        if n < 0:
+            raise ValueError(f"cannot sum {n} dice")
         result = FloatPMF.const(0)
         base = self
         while n:
@@ -142,6 +144,8 @@ class ExactPMF:
 
     def power(self, n: int) -> ExactPMF:
         """The sum of ``n`` independent copies: one big-integer power of the packed polynomial."""
+        if n < 0:
+            raise ValueError(f"cannot sum {n} dice")
         if n == 0:
             return ExactPMF.const(0)
         # Every coefficient of P**n is at most (sum of counts)**n.

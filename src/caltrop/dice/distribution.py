@@ -289,8 +289,9 @@ def _of_expr(expr: Expr) -> Distribution:
             part = -part
         total = part if total is None else total + part
     assert total is not None
-    total.label = str(expr)
-    return total
+    # A fresh node over the (cached) parts: relabelling ``total`` in place would rename a shared
+    # cached distribution (``(5d4)`` would relabel ``dice(5, 4)``).
+    return total._derive(str(expr), lambda p: p)
 
 
 def distribution(expr: Expr | str) -> Distribution:

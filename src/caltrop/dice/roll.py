@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Protocol, TypeAlias
 
 import numpy as np
@@ -53,6 +54,11 @@ class EnteredDice:
                 f"{expr} needs {len(slots)} dice ({_describe_slots(slots)}); {len(values)} entered"
             )
         for i, (value, sides) in enumerate(zip(values, slots, strict=True), start=1):
+            if isinstance(value, bool) or not isinstance(value, Integral):
+                # 2.5 used to be truncated to 2 and "3" raised a bare TypeError
+                raise DiceInputError(
+                    f"die {i} of {len(slots)} is a d{sides}: a face is a whole number, not {value!r}"
+                )
             if not 1 <= value <= sides:
                 raise DiceInputError(
                     f"die {i} of {len(slots)} is a d{sides} and shows 1 to {sides}, not {value}"
@@ -199,5 +205,9 @@ def roll(
     parsed = parse(expr) if isinstance(expr, str) else expr
     if (rng is None) == (entered is None):
         raise TypeError("roll() needs exactly one of rng= or entered=")
-    source: DiceSource = RngDice(rng) if rng is not None else EnteredDice(parsed, entered or ())
+    source: DiceSource = (
+        RngDice(rng)
+        if rng is not None
+        else EnteredDice(parsed, entered if entered is not None else ())
+    )
     return _roll_expr(parsed, source)
