@@ -1,0 +1,364 @@
+"""Pydantic schemas of the YAML content documents (rulesets, weapons, actions, creatures, encounters).
+
+Every document is a mapping with ``kind:`` one of ``ruleset``, ``weapons``, ``actions``,
+``creature`` or ``encounter``, an optional ``example: true`` marker and a free ``description``.
+The schemas check shapes and single values (types, ranges, one-word names, dice notation, reserved
+words); :mod:`caltrop.content.loader` checks what needs more than one field or file (a team
+action's grant, references to included files, duplicate ids) and builds the engine's plain
+:mod:`caltrop.core.model` objects.
+
+The models are strict (``"6"`` is not an integer) and forbid unknown fields, so a typo such as
+``helth:`` is an error rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+)
+
+from caltrop.dice import parse as parse_dice
+from caltrop.errors import DiceLimitError, DiceSyntaxError
+
+#: Words of the command notation (:mod:`caltrop.core.commands`): no creature id or action name
+#: may be one of them, or ``aria: end`` and ``strike with`` would be ambiguous.
+RESERVED_WORDS: frozenset[str] = frozenset(
+    {"with", "dc", "pass", "end", "roll", "total", "gm", "call"}
+)
+
+#: One word as the command notation reads it (same pattern as :mod:`caltrop.core.commands`).
+WORD_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.'-]*$")
+#: A creature id: one lowercase word of letters, digits and hyphens (``goblin-2``).
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+#: The kinds of document, in the order the docs list them.
+DOCUMENT_KINDS: tuple[str, ...] = ("ruleset", "weapons", "actions", "creature", "encounter")
+
+
+def _reserved(value: str, what: str) -> str:
+    if value.lower() in RESERVED_WORDS:
+        words = ", ".join(sorted(RESERVED_WORDS))
+        raise ValueError(
+            f"{value!r} is a reserved word of the command notation ({words}); choose another {what}"
+        )
+    return value
+
+
+def _word(value: str) -> str:
+    if not WORD_PATTERN.match(value):
+        raise ValueError(f"expected one word (letters, digits, '-', '_', no spaces), got {value!r}")
+    return value
+
+
+def _creature_id(value: str) -> str:
+    if not ID_PATTERN.match(value):
+        raise ValueError(
+            f"expected one lowercase word of a-z, 0-9 and '-' (like goblin-2), got {value!r}"
+        )
+    return _reserved(value, "id")
+
+
+def _action_name(value: str) -> str:
+    return _reserved(_word(value), "action name")
+
+
+def _number_to_text(value: Any) -> Any:
+    # ``extra: 2`` (a constant) arrives from YAML as an int; dice are written as text otherwise.
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+def _dice(value: str) -> str:
+    try:
+        parse_dice(value)
+    except DiceSyntaxError as exc:
+        raise ValueError(
+            f"expected a dice expression like 1d8 or 2d6+1, got {value!r} "
+            f"(column {exc.column}: {exc.expected})"
+        ) from None
+    except DiceLimitError as exc:
+        raise ValueError(f"expected a dice expression like 1d8, got {value!r} ({exc})") from None
+    return value
+
+
+def _nonblank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("expected some text, got an empty string")
+    return value
+
+
+Word: TypeAlias = Annotated[str, AfterValidator(_word)]
+CreatureId: TypeAlias = Annotated[str, AfterValidator(_creature_id)]
+ActionName: TypeAlias = Annotated[str, AfterValidator(_action_name)]
+DiceText: TypeAlias = Annotated[str, BeforeValidator(_number_to_text), AfterValidator(_dice)]
+Name: TypeAlias = Annotated[str, AfterValidator(_nonblank)]
+NonNegative: TypeAlias = Annotated[int, Field(ge=0)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _DocumentHeader(_Model):
+    example: bool = False
+    description: str = ""
+
+
+# -- rulesets ---------------------------------------------------------------------------------
+
+
+class RulesetSpec(_Model):
+    """A ruleset: the economy and the Action Load module's options (R17, R19, R20, R21)."""
+
+    name: Word = "custom"
+    description: str = ""
+    economy: Literal["action_load", "action_points"] = "action_load"
+    revision: Literal["current", "legacy"] = "current"
+    load_reset: Literal["turn", "round"] = "turn"
+    initiative: Literal["gm", "check"] = "gm"
+    initiative_aspect: Word | None = None
+    gm_roll_counts_load: bool = False
+
+
+class RulesetDocument(RulesetSpec):
+    """``kind: ruleset`` — a ruleset file."""
+
+    kind: Literal["ruleset"]
+    example: bool = False
+
+
+# -- weapons ----------------------------------------------------------------------------------
+
+
+class WeaponSpec(_Model):
+    """A weapon and its extra dice (``dice: 1d8``)."""
+
+    name: Word
+    dice: DiceText
+    description: str = ""
+
+
+class WeaponsDocument(_DocumentHeader):
+    """``kind: weapons`` — a library of weapons."""
+
+    kind: Literal["weapons"]
+    weapons: list[WeaponSpec]
+
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+class GrantSpec(_Model):
+    """Advantage (``adv``) or disadvantage (``dis``) given to an ally's or an enemy's roll."""
+
+    kind: Literal["adv", "dis"]
+    to: Literal["ally", "enemy"] = "ally"
+
+
+class ActionSpec(_Model):
+    """An action: the Aspect that sets its pool, its Cost, and what it does."""
+
+    name: ActionName
+    aspect: Word
+    cost: NonNegative
+    kind: Literal["attack", "check", "team", "effect"]
+    dc: NonNegative | None = None
+    extra: DiceText | None = None
+    uses_weapon: bool = False
+    reaction: bool | None = None
+    fixed_pool: Annotated[int, Field(ge=1)] | None = None
+    grant: GrantSpec | None = None
+    source: Word | None = None
+    description: str = ""
+
+
+class ActionOverride(_Model):
+    """A library action with some fields changed: ``{use: strike, aspect: Might}``."""
+
+    use: ActionName
+    name: ActionName | None = None
+    aspect: Word | None = None
+    cost: NonNegative | None = None
+    dc: NonNegative | None = None
+    extra: DiceText | None = None
+    reaction: bool | None = None
+    fixed_pool: Annotated[int, Field(ge=1)] | None = None
+    source: Word | None = None
+    description: str | None = None
+
+
+class ActionsDocument(_DocumentHeader):
+    """``kind: actions`` — a library of actions."""
+
+    kind: Literal["actions"]
+    actions: list[ActionSpec]
+
+
+# -- creatures --------------------------------------------------------------------------------
+
+# Union members are tagged with names in angle brackets, which can never be YAML field names: the
+# error locator skips them when it walks a pydantic error location through the YAML nodes.
+TAG_NAME = "<name>"
+TAG_USE = "<use>"
+TAG_INLINE = "<inline>"
+TAG_REF = "<ref>"
+UNION_TAGS: frozenset[str] = frozenset({TAG_NAME, TAG_USE, TAG_INLINE, TAG_REF})
+
+
+def _action_entry_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return TAG_NAME
+    if isinstance(value, dict):
+        return TAG_USE if "use" in value else TAG_INLINE
+    return None
+
+
+def _weapon_entry_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return TAG_NAME
+    if isinstance(value, dict):
+        return TAG_INLINE
+    return None
+
+
+ActionEntry: TypeAlias = Annotated[
+    Annotated[ActionName, Tag(TAG_NAME)]
+    | Annotated[ActionOverride, Tag(TAG_USE)]
+    | Annotated[ActionSpec, Tag(TAG_INLINE)],
+    Discriminator(
+        _action_entry_tag,
+        custom_error_type="action_entry",
+        custom_error_message="expected an action name, {use: NAME, ...} or an action mapping",
+    ),
+]
+
+WeaponEntry: TypeAlias = Annotated[
+    Annotated[Word, Tag(TAG_NAME)] | Annotated[WeaponSpec, Tag(TAG_INLINE)],
+    Discriminator(
+        _weapon_entry_tag,
+        custom_error_type="weapon_entry",
+        custom_error_message="expected a weapon name or a mapping {name: ..., dice: ...}",
+    ),
+]
+
+
+class CreatureSpec(_Model):
+    """A stat block of the Action Load module (seed 000)."""
+
+    id: CreatureId
+    name: Name
+    side: Literal["pc", "npc"]
+    description: str = ""
+    aspects: dict[Word, int] = Field(min_length=1)
+    health: Annotated[int, Field(ge=1)]
+    max_health: Annotated[int, Field(ge=1)] | None = None
+    evasion: NonNegative = 0
+    load_buffer: NonNegative = 0
+    exhaustion: NonNegative = 0
+    stats: dict[Word, int] = Field(default_factory=dict)
+    actions: list[ActionEntry] = Field(default_factory=list)
+    weapons: list[WeaponEntry] = Field(default_factory=list)
+
+
+class CreatureDocument(CreatureSpec):
+    """``kind: creature`` — one creature; ``include`` names action and weapon libraries."""
+
+    kind: Literal["creature"]
+    example: bool = False
+    include: list[str] = Field(default_factory=list)
+
+
+# -- encounters -------------------------------------------------------------------------------
+
+
+class ParticipantRef(_Model):
+    """A participant taken from a creature file or an included creature, perhaps renamed."""
+
+    creature: Name
+    id: CreatureId | None = None
+    name: Name | None = None
+
+
+def _participant_tag(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return TAG_REF if "creature" in value else TAG_INLINE
+    if isinstance(value, str):
+        return TAG_NAME
+    return None
+
+
+ParticipantEntry: TypeAlias = Annotated[
+    Annotated[Name, Tag(TAG_NAME)]
+    | Annotated[ParticipantRef, Tag(TAG_REF)]
+    | Annotated[CreatureSpec, Tag(TAG_INLINE)],
+    Discriminator(
+        _participant_tag,
+        custom_error_type="participant_entry",
+        custom_error_message=(
+            "expected a creature id or file, {creature: ID-or-FILE, id: ..., name: ...} "
+            "or a creature mapping"
+        ),
+    ),
+]
+
+
+class PoliciesSpec(_Model):
+    """Names of the policies a simulator should use for each side (free text for now)."""
+
+    pc: str | None = None
+    npc: str | None = None
+
+
+def _ruleset_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return TAG_NAME
+    if isinstance(value, dict):
+        return TAG_INLINE
+    return None
+
+
+RulesetEntry: TypeAlias = Annotated[
+    Annotated[Name, Tag(TAG_NAME)] | Annotated[RulesetSpec, Tag(TAG_INLINE)],
+    Discriminator(
+        _ruleset_tag,
+        custom_error_type="ruleset_entry",
+        custom_error_message=(
+            "expected a bundled ruleset name (current, legacy, round-reset), a file, "
+            "or a ruleset mapping"
+        ),
+    ),
+]
+
+
+class EncounterDocument(_DocumentHeader):
+    """``kind: encounter`` — a ruleset, libraries to include, and participants in turn order."""
+
+    kind: Literal["encounter"]
+    name: Name
+    ruleset: RulesetEntry = "current"
+    include: list[str] = Field(default_factory=list)
+    participants: list[ParticipantEntry] = Field(min_length=1)
+    policies: PoliciesSpec | None = None
+
+
+Document: TypeAlias = (
+    RulesetDocument | WeaponsDocument | ActionsDocument | CreatureDocument | EncounterDocument
+)
+
+DOCUMENT_MODELS: dict[str, type[Document]] = {
+    "ruleset": RulesetDocument,
+    "weapons": WeaponsDocument,
+    "actions": ActionsDocument,
+    "creature": CreatureDocument,
+    "encounter": EncounterDocument,
+}

@@ -1,0 +1,196 @@
+"""The save-log form of an encounter definition: JSON-able, deterministic, and round-tripping
+(``encounter_from_dict(encounter_to_dict(e)) == e``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from caltrop.content import encounter_from_dict, encounter_to_dict, load_encounter
+from caltrop.core.model import (
+    ActionDef,
+    ActionKind,
+    CreatureDef,
+    Economy,
+    EncounterDef,
+    Grant,
+    Initiative,
+    LoadReset,
+    Ruleset,
+    Side,
+    Weapon,
+)
+from caltrop.core.pool import Revision
+from caltrop.dice import parse
+from caltrop.errors import ContentError
+
+words = st.text(alphabet="abcdefgxyz0123-", max_size=8).map(lambda s: "w" + s)
+aspect_names = st.sampled_from(["Finesse", "Control", "Might", "Insight", "Speed", "Poise"])
+small = st.integers(min_value=0, max_value=20)
+
+
+@st.composite
+def dice_text(draw: st.DrawFn) -> str:
+    terms = draw(
+        st.lists(
+            st.one_of(
+                st.builds(
+                    lambda n, s: f"{n}d{s}",
+                    st.integers(1, 6),
+                    st.sampled_from([4, 6, 8, 10, 12]),
+                ),
+                st.integers(0, 5).map(str),
+                st.builds(lambda n: f"{n}d8/2", st.integers(1, 3)),
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    signs = draw(st.lists(st.sampled_from(["+", "-"]), min_size=len(terms), max_size=len(terms)))
+    text = terms[0]
+    for sign, term in zip(signs[1:], terms[1:], strict=False):
+        text += sign + term
+    return text
+
+
+expressions = dice_text().map(parse)
+
+rulesets = st.builds(
+    Ruleset,
+    name=words,
+    economy=st.sampled_from(Economy),
+    revision=st.sampled_from(Revision),
+    load_reset=st.sampled_from(LoadReset),
+    initiative=st.sampled_from(Initiative),
+    initiative_aspect=st.none() | aspect_names,
+    gm_roll_counts_load=st.booleans(),
+)
+
+grants = st.builds(
+    Grant, kind=st.sampled_from(["adv", "dis"]), to=st.sampled_from(["ally", "enemy"])
+)
+
+actions = st.builds(
+    ActionDef,
+    name=words,
+    aspect=aspect_names,
+    cost=small,
+    kind=st.sampled_from(ActionKind),
+    dc=st.none() | small,
+    extra=st.none() | expressions,
+    uses_weapon=st.booleans(),
+    reaction=st.booleans(),
+    fixed_pool=st.none() | st.integers(1, 4),
+    grant=st.none() | grants,
+    source=st.none() | words,
+    description=st.text(max_size=20),
+)
+
+weapons = st.builds(Weapon, name=words, dice=expressions)
+
+
+@st.composite
+def creatures(draw: st.DrawFn, creature_id: str) -> CreatureDef:
+    health = draw(st.integers(0, 30))
+    return CreatureDef(
+        id=creature_id,
+        name=draw(st.text(min_size=1, max_size=12)),
+        side=draw(st.sampled_from(Side)),
+        aspects=draw(st.dictionaries(aspect_names, st.integers(-2, 8), min_size=1)),
+        health=health,
+        evasion=draw(small),
+        load_buffer=draw(st.integers(0, 3)),
+        exhaustion=draw(st.integers(0, 3)),
+        max_health=draw(st.none() | st.integers(health, 40)),
+        actions=tuple(draw(st.lists(actions, max_size=4, unique_by=lambda a: a.name))),
+        weapons=tuple(draw(st.lists(weapons, max_size=3, unique_by=lambda w: w.name))),
+        stats=draw(st.dictionaries(words, st.integers(-5, 10), max_size=2)),
+    )
+
+
+@st.composite
+def encounters(draw: st.DrawFn) -> EncounterDef:
+    ids = draw(st.lists(words, min_size=1, max_size=5, unique=True))
+    return EncounterDef(
+        name=draw(st.text(min_size=1, max_size=20)),
+        ruleset=draw(rulesets),
+        participants=tuple(draw(creatures(i)) for i in ids),
+        description=draw(st.text(max_size=30)),
+    )
+
+
+@settings(max_examples=150)
+@given(encounters())
+def test_round_trip(encounter: EncounterDef) -> None:
+    data = encounter_to_dict(encounter)
+    assert encounter_from_dict(data) == encounter
+    text = json.dumps(data, ensure_ascii=False)  # JSON-able as it stands
+    assert encounter_from_dict(json.loads(text)) == encounter
+
+
+@settings(max_examples=50)
+@given(encounters())
+def test_serialisation_is_deterministic(encounter: EncounterDef) -> None:
+    again = encounter_from_dict(encounter_to_dict(encounter))
+    assert json.dumps(encounter_to_dict(again)) == json.dumps(encounter_to_dict(encounter))
+
+
+def test_dice_are_text_and_keys_are_fixed() -> None:
+    data = encounter_to_dict(load_encounter("goblin-ambush"))
+    assert list(data) == ["format", "name", "description", "ruleset", "participants"]
+    aria = next(p for p in data["participants"] if p["id"] == "aria")
+    assert list(aria) == [
+        "id",
+        "name",
+        "side",
+        "aspects",
+        "health",
+        "max_health",
+        "evasion",
+        "load_buffer",
+        "exhaustion",
+        "stats",
+        "actions",
+        "weapons",
+    ]
+    assert aria["weapons"][0] == {"name": "dagger", "dice": "1d4"}
+    assert list(aria["aspects"]) == ["Finesse", "Control", "Might", "Insight"]
+    assert aria["side"] == "pc"
+    assert data["ruleset"]["revision"] == "current"
+
+
+def _saved() -> dict[str, Any]:
+    return json.loads(json.dumps(encounter_to_dict(load_encounter("orc-bridge"))))  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda d: d["participants"][0].pop("health"), ["participants[1].health", "missing"]),
+        (
+            lambda d: d["participants"][1].__setitem__("side", "monster"),
+            ["participants[2].side", "'monster'"],
+        ),
+        (
+            lambda d: d["participants"][0]["weapons"][0].__setitem__("dice", "1d"),
+            ["participants[1].weapons[1].dice", "bad dice"],
+        ),
+        (lambda d: d["ruleset"].__setitem__("gm_roll_counts_load", 1), ["gm_roll_counts_load"]),
+        (lambda d: d.__setitem__("format", "other/9"), ["unknown format"]),
+        (
+            lambda d: d["participants"].append(dict(d["participants"][0])),
+            ["unique", "bron"],
+        ),
+    ],
+)
+def test_a_bad_saved_dict_raises_content_error(change: Any, words: list[str]) -> None:
+    data = _saved()
+    change(data)
+    with pytest.raises(ContentError) as info:
+        encounter_from_dict(data)
+    for word in words:
+        assert word in str(info.value)
