@@ -75,11 +75,14 @@ def _node_totals(node: Node, n: int, rng: np.random.Generator) -> IntArray:
 def roll_totals(expr: Expr | str, n: int, rng: np.random.Generator) -> IntArray:
     """Totals of ``n`` independent rolls of ``expr``, drawn from ``rng``."""
     parsed = parse(expr) if isinstance(expr, str) else expr
-    total = np.zeros(n, dtype=np.int64)
+    total: IntArray | None = None
     for term in parsed.terms:
+        # every part is a fresh array, so the first one becomes the running total in place
         part = _node_totals(term.node, n, rng)
-        if term.sign < 0:
+        if total is None:
+            total = np.negative(part, out=part) if term.sign < 0 else part
+        elif term.sign < 0:
             total -= part
         else:
             total += part
-    return total
+    return total if total is not None else np.zeros(n, dtype=np.int64)
