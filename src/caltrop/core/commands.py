@@ -10,7 +10,8 @@ The text form is one notation shared by the log, the CLI and tests
     aria: end turn                                 EndTurn (R18: always allowed on one's turn)
     roll                                           RollDice with the engine's seeded RNG
     roll 3,1,4,4,2,7                               RollDice with entered physical dice (R5)
-    gm: call aria finesse dc 12 +count-load        CallRoll: a GM-called roll (R17)
+    gm: call aria finesse dc 12 +count-load        CallRoll: a GM-called roll (R17); Load counts
+    gm: call aria finesse +no-count-load           … or not (neither flag: the ruleset's default)
     gm: end encounter                              EndEncounter
     total 14                                       RollTotal: a chance outcome by its total
 """
@@ -95,20 +96,24 @@ class RollTotal:
 
 @dataclass(frozen=True, slots=True)
 class CallRoll:
-    """The GM calls for a roll of ``target``'s ``aspect`` (R17); Load counts only if asked."""
+    """The GM calls for a roll of ``target``'s ``aspect`` (R17).
+
+    Whether Load counts is the GM's choice per roll: ``True`` (``+count-load``), ``False``
+    (``+no-count-load``), or ``None`` for the ruleset's ``gm_roll_counts_load`` default.
+    """
 
     target: str
     aspect: str
     dc: int | None = None
-    count_load: bool = False
+    count_load: bool | None = None
     advantages: tuple[Advantage, ...] = ()
 
     def __str__(self) -> str:
         parts = [f"gm: call {self.target} {self.aspect}"]
         if self.dc is not None:
             parts += ["dc", str(self.dc)]
-        if self.count_load:
-            parts.append("+count-load")
+        if self.count_load is not None:
+            parts.append("+count-load" if self.count_load else "+no-count-load")
         return " ".join(parts) + _advantages_text(self.advantages)
 
 
@@ -238,9 +243,11 @@ def _parse_gm(tokens: list[str], line: str) -> Command:
     if tokens == ["end", "encounter"]:
         return EndEncounter()
     words, advantages, flags = _split_advantages(tokens, line)
-    unknown = flags - {"count-load"}
+    unknown = flags - {"count-load", "no-count-load"}
     if unknown:
         raise InvalidActionError(f"{line!r}: unknown flag(s) {', '.join(sorted(unknown))}")
+    if {"count-load", "no-count-load"} <= flags:
+        raise InvalidActionError(f"{line!r}: +count-load or +no-count-load, not both")
     if len(words) not in (3, 5) or words[0] != "call" or (len(words) == 5 and words[3] != "dc"):
         raise InvalidActionError(f"{line!r}: a GM-called roll is 'gm: call CREATURE ASPECT [dc N]'")
     dc = _int(words[4], "a DC", line) if len(words) == 5 else None
@@ -248,6 +255,6 @@ def _parse_gm(tokens: list[str], line: str) -> Command:
         _word(words[1], "a creature id", line),
         _word(words[2], "an Aspect", line),
         dc,
-        "count-load" in flags,
+        True if "count-load" in flags else False if "no-count-load" in flags else None,
         advantages,
     )

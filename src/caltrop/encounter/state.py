@@ -684,6 +684,8 @@ class Encounter:
         top = self.pending[-1]
         if top.roller == i:
             raise IllegalActionError(f"{self.creatures[i].name}'s own roll is pending: roll it")
+        if top.kind is RollKind.INITIATIVE:
+            raise IllegalActionError("initiative is being rolled; there is nothing to pass on")
         if i in top.passed:
             raise IllegalActionError(f"{self.creatures[i].name} has already passed on this roll")
         return _PassPlan(i)
@@ -817,6 +819,8 @@ class Encounter:
             return Outcome(roller.id, p.kind, expr, faces, total)
         if p.kind is RollKind.GM_CALL:
             success = None if p.dc is None else total >= p.dc
+            if not self.pending:
+                self._end_downed_turn()
             return Outcome(
                 roller.id, p.kind, expr, faces, total, action=p.aspect, dc=p.dc, success=success
             )
@@ -856,12 +860,21 @@ class Encounter:
             self._check_end()
             if not self.over:
                 self._after_downing()
+        elif not self.pending:
+            self._end_downed_turn()
         return outcome
 
     def _after_downing(self) -> None:
         # Pending rolls of creatures that went down are dropped; a downed turn owner's turn ends.
         self.pending = [p for p in self.pending if not self.down[p.roller]]
-        if not self.pending and self.down[self.order[self.turn_pos]]:
+        if not self.pending:
+            self._end_downed_turn()
+
+    def _end_downed_turn(self) -> None:
+        # The turn owner may have gone down while other rolls were still pending above its own
+        # (a reaction to a reaction): once the last of them resolves, its turn ends, or nobody
+        # could decide (``current()`` would name a creature that is down).
+        if not self.over and self.down[self.order[self.turn_pos]]:
             self._advance_turn()
 
 
@@ -964,7 +977,11 @@ class _CallPlan(_Plan):
                 self.target,
                 aspect=self.aspect,
                 dc=c.dc,
-                count_load=c.count_load,
+                count_load=(
+                    enc.definition.ruleset.gm_roll_counts_load
+                    if c.count_load is None
+                    else c.count_load
+                ),  # R17: the GM's choice per roll; without one, the ruleset's default
                 advantages=advantages,
                 on_turn=False,
             )
