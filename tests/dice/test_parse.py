@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from caltrop.dice import Const, Dice, Div, Expr, Group, Term, parse, pool
-from caltrop.dice.parse import MAX_DICE, MAX_SIDES
+from caltrop.dice.parse import MAX_DICE, MAX_SIDES, MAX_SPAN
 from caltrop.errors import DiceLimitError, DiceSyntaxError
 from tests.dice.oracles import exprs, slots
 
@@ -20,7 +20,7 @@ def _dice_count(e: Expr) -> int:
 # multi-digit numbers is exercised; expressions over MAX_DICE dice are filtered out (they are
 # rejected by design, tested below).
 _wide = exprs(max_count=400, max_sides=MAX_SIDES, max_const=10**6, max_terms=4).filter(
-    lambda e: _dice_count(e) <= MAX_DICE
+    lambda e: _dice_count(e) <= MAX_DICE and sum(s - 1 for s in slots(e)) <= MAX_SPAN
 )
 
 
@@ -161,6 +161,8 @@ def test_syntax_error_is_a_value_error() -> None:
         ("600d4-(401d6)", "1001 dice"),
         ("12345678901234567890d4", "at most 1000"),
         (f"1d{MAX_SIDES + 1}", f"at most {MAX_SIDES} sides"),
+        ("1000d1000", "999001 possible totals"),  # 1000 dice of 1000 sides: too wide to be exact
+        ("21d1000+1d2", "20981 possible totals"),
     ],
 )
 def test_limits(text: str, match: str) -> None:
@@ -172,4 +174,5 @@ def test_limits_are_inclusive() -> None:
     assert len(parse(f"{MAX_DICE}d4").dice_slots()) == MAX_DICE
     assert len(parse("500d4+500d4").dice_slots()) == MAX_DICE
     assert parse(f"1d{MAX_SIDES}").dice_slots() == (MAX_SIDES,)
+    assert len(parse(f"{MAX_SPAN // 999}d1000").dice_slots()) == MAX_SPAN // 999  # 20 dice fit
     assert parse("1d4/1") == Expr((Term(1, Div(Dice(1, 4), 1)),))

@@ -14,6 +14,9 @@ from caltrop.errors import DiceLimitError, DiceSyntaxError
 #: A cap on dice per expression and sides per die, as in d20's roller: keeps odds and rolls cheap.
 MAX_DICE = 1000
 MAX_SIDES = 1000
+#: A cap on the number of distinct totals (the sum of count × (sides − 1) over all dice), so
+#: exact distributions stay small: 1000d4 spans 3001 totals; 1000d1000 would span ~a million.
+MAX_SPAN = 20_000
 
 
 @lru_cache(maxsize=1)
@@ -82,16 +85,23 @@ def parse(text: str) -> Expr:
 
 
 def check_limits(expr: Expr) -> None:
-    """Reject dice with fewer than 1 side, division by zero and more than ``MAX_DICE`` dice."""
+    """Reject dice with fewer than 1 side, division by zero, more than ``MAX_DICE`` dice and
+    expressions whose totals span more than ``MAX_SPAN``."""
     total = 0
+    span = 0
     for d in expr.dice():
         if d.sides < 1:
             raise DiceLimitError(f"{d}: a die needs at least 1 side")
         if d.sides > MAX_SIDES:
             raise DiceLimitError(f"{d}: at most {MAX_SIDES} sides per die")
         total += d.count
+        span += d.count * (d.sides - 1)
     if total > MAX_DICE:
         raise DiceLimitError(f"{expr}: {total} dice; at most {MAX_DICE} per expression")
+    if span > MAX_SPAN:
+        raise DiceLimitError(
+            f"{expr}: {span + 1} possible totals; at most {MAX_SPAN + 1} per expression"
+        )
     _check_divisors(expr)
 
 
