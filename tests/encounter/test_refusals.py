@@ -164,11 +164,18 @@ CASES: list[tuple[str, Callable[[Encounter], None], Command, type[Exception], st
         "strike needs one target",
     ),
     (
-        "attacking an ally",
+        "attacking itself",
         _nothing,
         Act("aria", "strike", ("aria",), ("dagger",)),
         IllegalActionError,
         "Aria cannot attack itself",
+    ),
+    (
+        "attacking an ally (docs/rules.md: attacks target the other side)",
+        _nothing,
+        Act("aria", "strike", ("bron",), ("dagger",)),
+        IllegalActionError,
+        "Aria will not attack an ally (Bron)",
     ),
     (
         "a DC on an attack",

@@ -603,6 +603,10 @@ class Encounter:
             target = self._standing(command.targets[0])
             if target == i and action.kind is ActionKind.ATTACK:
                 raise IllegalActionError(f"{creature.name} cannot attack itself")
+            if action.kind is ActionKind.ATTACK and self.creatures[target].side is creature.side:
+                raise IllegalActionError(
+                    f"{creature.name} will not attack an ally ({self.creatures[target].name})"
+                )
             if action.kind is ActionKind.EFFECT and not self._grant_fits(i, action, target):
                 raise IllegalActionError(
                     f"{action.name} cannot target {self.creatures[target].name}"
