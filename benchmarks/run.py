@@ -20,6 +20,7 @@ from rich.console import Console
 #: name → (module, what it measures); run in this order.
 SECTIONS: dict[str, tuple[str, str]] = {
     "dice": ("benchmarks.dice", "odds tables vs icepool; 5d4 rolling vs raw numpy"),
+    "encounter": ("benchmarks.encounter", "decisions/s of a 4 v 4 play-out; clone() vs deepcopy"),
 }
 
 

@@ -157,7 +157,8 @@ def test_dice_are_text_and_keys_are_fixed() -> None:
         "actions",
         "weapons",
     ]
-    assert aria["weapons"][0] == {"name": "dagger", "dice": "1d4"}
+    assert aria["weapons"][0] == {"name": "dagger", "dice": "1d4", "kind": "melee"}
+    assert aria["weapons"][1] == {"name": "shortbow", "dice": "1d6", "kind": "ranged"}
     assert list(aria["aspects"]) == ["Finesse", "Control", "Might", "Insight"]
     assert aria["side"] == "pc"
     assert data["ruleset"]["revision"] == "current"

@@ -1,4 +1,4 @@
-"""The ``caltrop`` command (typer + rich): ``roll``, ``odds``, ``pool`` and ``table``.
+"""The ``caltrop`` command (typer + rich): ``roll``, ``odds``, ``pool``, ``table``, ``play``, ``replay``.
 
 One small module per command group; this package only assembles them. User errors (a bad
 expression, bad entered dice, a bad option) print in red on stderr and exit with code 2.
@@ -11,11 +11,11 @@ from typing import Annotated
 import typer
 
 from caltrop import __version__
-from caltrop.cli import dice_commands, pool_command, table_command
+from caltrop.cli import dice_commands, play, pool_command, table_command
 
 app = typer.Typer(
     name="caltrop",
-    help="Exact odds, rolls and the Action Load gate for a d4 dice-pool tabletop RPG.",
+    help="Exact odds, rolls and encounters for a d4 dice-pool tabletop RPG.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
@@ -28,6 +28,8 @@ app.command("roll", context_settings=_NEGATIVE_OK)(dice_commands.roll)
 app.command("odds", context_settings=_NEGATIVE_OK)(dice_commands.odds)
 app.command("pool", context_settings=_NEGATIVE_OK)(pool_command.pool)
 app.command("table")(table_command.table)
+app.command("play")(play.play)
+app.command("replay")(play.replay)
 
 
 def _version(value: bool) -> None:

@@ -69,6 +69,7 @@ from caltrop.core.model import (
     Ruleset,
     Side,
     Weapon,
+    WeaponKind,
 )
 from caltrop.core.pool import Revision
 from caltrop.dice import parse as parse_dice
@@ -383,6 +384,8 @@ class _Loader:
             )
         if spec.dc is not None and spec.kind != "check":
             problem("dc", f"only check actions have a DC; {spec.name!r} is a {spec.kind} action")
+        if spec.weapon_kind is not None and not spec.uses_weapon:
+            problem("weapon_kind", "weapon_kind needs 'uses_weapon: true'")
         if spec.uses_weapon and spec.kind != "attack":
             problem(
                 "uses_weapon",
@@ -408,6 +411,7 @@ class _Loader:
             dc=spec.dc,
             extra=parse_dice(spec.extra) if spec.extra is not None else None,
             uses_weapon=spec.uses_weapon,
+            weapon_kind=WeaponKind(spec.weapon_kind) if spec.weapon_kind else None,
             reaction=True if kind is ActionKind.TEAM else bool(spec.reaction),
             fixed_pool=spec.fixed_pool,
             grant=grant,
@@ -417,7 +421,7 @@ class _Loader:
 
     @staticmethod
     def weapon_def(spec: WeaponSpec) -> Weapon:
-        return Weapon(spec.name, parse_dice(spec.dice))
+        return Weapon(spec.name, parse_dice(spec.dice), WeaponKind(spec.kind))
 
     # -- creatures -----------------------------------------------------------------------------
 

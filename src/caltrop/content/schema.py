@@ -145,6 +145,7 @@ class WeaponSpec(_Model):
 
     name: Word
     dice: DiceText
+    kind: Literal["melee", "ranged"] = "melee"
     description: str = ""
 
 
@@ -175,6 +176,7 @@ class ActionSpec(_Model):
     dc: NonNegative | None = None
     extra: DiceText | None = None
     uses_weapon: bool = False
+    weapon_kind: Literal["melee", "ranged"] | None = None
     reaction: bool | None = None
     fixed_pool: Annotated[int, Field(ge=1)] | None = None
     grant: GrantSpec | None = None

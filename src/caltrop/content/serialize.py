@@ -25,6 +25,7 @@ from caltrop.core.model import (
     Ruleset,
     Side,
     Weapon,
+    WeaponKind,
 )
 from caltrop.core.pool import Revision
 from caltrop.dice import parse as parse_dice
@@ -53,7 +54,7 @@ def ruleset_to_dict(ruleset: Ruleset) -> dict[str, Any]:
 
 
 def weapon_to_dict(weapon: Weapon) -> dict[str, Any]:
-    return {"name": weapon.name, "dice": str(weapon.dice)}
+    return {"name": weapon.name, "dice": str(weapon.dice), "kind": str(weapon.kind)}
 
 
 def action_to_dict(action: ActionDef) -> dict[str, Any]:
@@ -65,6 +66,7 @@ def action_to_dict(action: ActionDef) -> dict[str, Any]:
         "dc": action.dc,
         "extra": None if action.extra is None else str(action.extra),
         "uses_weapon": action.uses_weapon,
+        "weapon_kind": None if action.weapon_kind is None else str(action.weapon_kind),
         "reaction": action.reaction,
         "fixed_pool": action.fixed_pool,
         "grant": None
@@ -227,6 +229,7 @@ def _action(r: _Reader) -> ActionDef:
         dc=r.opt_integer("dc"),
         extra=r.dice("extra", required=False),
         uses_weapon=r.flag("uses_weapon"),
+        weapon_kind=_weapon_kind(r.opt_text("weapon_kind")),
         reaction=r.flag("reaction"),
         fixed_pool=r.opt_integer("fixed_pool"),
         grant=grant,
@@ -235,10 +238,15 @@ def _action(r: _Reader) -> ActionDef:
     )
 
 
+def _weapon_kind(text: str | None) -> WeaponKind | None:
+    return None if text is None else WeaponKind(text)
+
+
 def _weapon(r: _Reader) -> Weapon:
     dice = r.dice("dice")
     assert dice is not None
-    return Weapon(r.text("name"), dice)
+    kind = r.opt_text("kind")
+    return Weapon(r.text("name"), dice, WeaponKind(kind) if kind else WeaponKind.MELEE)
 
 
 def _creature(r: _Reader) -> CreatureDef:

@@ -68,12 +68,20 @@ class Ruleset:
     gm_roll_counts_load: bool = False
 
 
+class WeaponKind(StrEnum):
+    """Melee or ranged: an action that uses a weapon may ask for one kind."""
+
+    MELEE = "melee"
+    RANGED = "ranged"
+
+
 @dataclass(frozen=True, slots=True)
 class Weapon:
-    """A weapon: its extra dice (a dagger's ``1d4``, a sword's ``1d8``)."""
+    """A weapon: its extra dice (a dagger's ``1d4``, a sword's ``1d8``) and its kind."""
 
     name: str
     dice: Expr
+    kind: WeaponKind = WeaponKind.MELEE
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +99,8 @@ class ActionDef:
     ``aspect`` names the Aspect whose value is the pool (seed 000 step 1); ``cost`` is added to
     Load after resolving (step 6; 0 allowed). ``extra`` dice are added after Net Advantage (R3).
     ``reaction`` marks an action that may be taken on another creature's turn (seed 000,
-    "Acting on Other Turns"). ``fixed_pool`` is the legacy "uses only 1d4" (R20). ``source``
-    is the advantage source key of a team action or effect (R14); it defaults to the name.
+    "Acting on Other Turns"). ``fixed_pool`` is the legacy "uses only 1d4" (R20). ``weapon_kind``
+    restricts ``uses_weapon`` to melee or ranged weapons. ``source`` is the advantage source key of a team action or effect (R14); it defaults to the name.
     """
 
     name: str
@@ -102,6 +110,7 @@ class ActionDef:
     dc: int | None = None
     extra: Expr | None = None
     uses_weapon: bool = False
+    weapon_kind: WeaponKind | None = None
     reaction: bool = False
     fixed_pool: int | None = None
     grant: Grant | None = None

@@ -4,7 +4,7 @@
 * :func:`render_json` — a JSON-ready dict with every die, by term
 * :func:`render_d4_math` — the way the rulebook's D4 Math Tips sidebar (named at the end of seed
   000) teaches players to add d4s quickly: pair 1s with 4s and 2s with 3s, count the fives, add
-  what is left — ``6d4: (1+4) (1+4) (2+3) + 4 = 19``.
+  what is left — ``7d4: (1+4) (1+4) (2+3) + 4 = 19``.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _d4_node(node: NodeRoll) -> str:
 def render_d4_math(roll: Roll) -> str:
     """The D4 Math Tips form: pair 1+4 and 2+3 into fives, then add what is left.
 
-    A lone d4 pool reads ``6d4: (1+4) (1+4) (2+3) + 4 = 19``; in a longer expression each d4
+    A lone d4 pool reads ``7d4: (1+4) (1+4) (2+3) + 4 = 19``; in a longer expression each d4
     term is bracketed: ``5d4 [(1+4) (2+3) + 4] + 1d8 (7) = 21``.
     """
     if len(roll.terms) == 1 and roll.terms[0].sign > 0:

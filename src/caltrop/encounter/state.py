@@ -504,7 +504,11 @@ class Encounter:
             return
         weapons: list[tuple[str, ...]] = [()]
         if action.uses_weapon:
-            weapons = [(w.name,) for w in creature.weapons]
+            weapons = [
+                (w.name,)
+                for w in creature.weapons
+                if action.weapon_kind is None or w.kind is action.weapon_kind
+            ]
         for j, other in enumerate(self.creatures):
             if j == i or self.down[j]:
                 continue
@@ -614,7 +618,7 @@ class Encounter:
         elif command.targets:
             raise InvalidActionError(f"{action.name} takes no target")
         if action.uses_weapon:
-            weapon = self._weapon(creature, command.weapons)
+            weapon = self._weapon(creature, action, command.weapons)
         elif command.weapons:
             raise InvalidActionError(f"{action.name} does not use a weapon")
         dc = command.dc if command.dc is not None else action.dc
@@ -631,13 +635,19 @@ class Encounter:
             raise IllegalActionError(f"{creature.name} cannot {action.name}: {gate.reason}")
         return _ActPlan(command, i, action, target, weapon, dc, on_turn)
 
-    def _weapon(self, creature: CreatureDef, names: tuple[str, ...]) -> Weapon:
+    def _weapon(self, creature: CreatureDef, action: ActionDef, names: tuple[str, ...]) -> Weapon:
+        fitting = [
+            w
+            for w in creature.weapons
+            if action.weapon_kind is None or w.kind is action.weapon_kind
+        ]
         if not names:
-            if len(creature.weapons) == 1:
-                return creature.weapons[0]
-            known = ", ".join(w.name for w in creature.weapons) or "none"
+            if len(fitting) == 1:
+                return fitting[0]
+            known = ", ".join(w.name for w in fitting) or "none"
+            kind = f"{action.weapon_kind} " if action.weapon_kind else ""
             raise InvalidActionError(
-                f"which weapon? add 'with WEAPON' ({creature.name} has: {known})"
+                f"which {kind}weapon? add 'with WEAPON' ({creature.name} has: {known})"
             )
         if len(names) > 1:
             raise InvalidActionError("this action uses one weapon")
@@ -645,6 +655,10 @@ class Encounter:
         if weapon is None:
             known = ", ".join(w.name for w in creature.weapons) or "none"
             raise InvalidActionError(f"{creature.name} has no weapon {names[0]!r} (has: {known})")
+        if action.weapon_kind is not None and weapon.kind is not action.weapon_kind:
+            raise IllegalActionError(
+                f"{action.name} needs a {action.weapon_kind} weapon; {weapon.name} is {weapon.kind}"
+            )
         return weapon
 
     def _grant_fits(self, i: int, action: ActionDef, other: int) -> bool:

@@ -1,0 +1,1 @@
+"""Playing encounters automatically: policies, play-outs, and (later) the batch simulator."""
