@@ -454,6 +454,23 @@ class Encounter:
             "commands": len(self._commands),
         }
 
+    def key(self) -> tuple[Any, ...]:
+        """A hashable key of everything that decides the future (not the log, not the RNG):
+        equal keys mean equal futures under the same commands, so exact solvers memoise on it."""
+        return (
+            tuple(self.health),
+            tuple(self.down),
+            tuple(tuple(sorted(r.as_dict().items())) for r in self.resources),
+            tuple(self.boons),
+            tuple(self.order),
+            tuple(self.initiative),
+            self.turn_pos,
+            self.round,
+            tuple(_pending_key(p) for p in self.pending),
+            self.over,
+            self.winner,
+        )
+
     def to_json(self) -> str:
         return json.dumps(self.snapshot(), sort_keys=True, ensure_ascii=False)
 
@@ -1044,6 +1061,22 @@ def _outcome_json(o: Outcome) -> dict[str, Any]:
     if o.downed:
         out["downed"] = True
     return out
+
+
+def _pending_key(p: PendingRoll) -> tuple[Any, ...]:
+    return (
+        p.kind,
+        p.roller,
+        p.action,
+        p.target,
+        p.weapon,
+        p.dc,
+        p.aspect,
+        p.count_load,
+        tuple(sorted((a.kind, a.source) for a in p.advantages)),
+        frozenset(p.passed),
+        p.on_turn,
+    )
 
 
 def _pending_json(enc: Encounter, p: PendingRoll) -> dict[str, Any]:
