@@ -320,7 +320,8 @@ def test_refused_command_changes_nothing(
     [
         ("", "empty command"),
         ("aria:", "nothing after 'aria:'"),
-        ("aria: strike goblin +fast", "unknown flag(s) fast"),
+        ("aria: end turn +fast", "flags go with actions"),
+        ("aria: move to 3", "a position is X,Y in meters"),
         ("aria: strike goblin +luck:clover", "advantage is written +adv:SOURCE"),
         ("roll 1,x", "a die face must be a whole number"),
         ("dance", "a command is 'CREATURE: ACTION …'"),
@@ -336,6 +337,21 @@ def test_malformed_text_is_refused_before_the_engine(line: str, message: str) ->
     with pytest.raises(InvalidActionError) as caught:
         parse_command(line)
     assert message in str(caught.value)
+
+
+def test_action_load_actions_take_no_flags_or_positions() -> None:
+    """Flags (``+stealth``) and positions (``to X,Y``) belong to the Action Point module (seed
+    004); in the Action Load module the engine refuses them and changes nothing."""
+    enc = _party()
+    before = (enc.to_json(), enc.log_lines())
+    for line, message in (
+        ("aria: strike goblin with dagger +fast", "strike takes no +fast"),
+        ("aria: strike goblin with dagger to 3,4", "strike takes no a position"),
+    ):
+        with pytest.raises(InvalidActionError) as caught:
+            enc.apply(parse_command(line))
+        assert message in str(caught.value)
+    assert (enc.to_json(), enc.log_lines()) == before
 
 
 def test_why_illegal_is_none_for_legal_and_preview_matches() -> None:

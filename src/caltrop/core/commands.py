@@ -42,6 +42,8 @@ class Act:
     weapons: tuple[str, ...] = ()
     dc: int | None = None
     advantages: tuple[Advantage, ...] = ()
+    to: tuple[float, float] | None = None
+    flags: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         parts = [f"{self.actor}: {self.action}", *self.targets]
@@ -49,7 +51,28 @@ class Act:
             parts += ["with", "+".join(self.weapons)]
         if self.dc is not None:
             parts += ["dc", str(self.dc)]
+        if self.to is not None:
+            parts += ["to", f"{_num(self.to[0])},{_num(self.to[1])}"]
+        parts += [f"+{f}" for f in self.flags]
         return " ".join(parts) + _advantages_text(self.advantages)
+
+
+def _num(x: float) -> str:
+    """A coordinate in meters: ``3`` for 3.0, ``2.5`` for 2.5."""
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _point(text: str, line: str) -> tuple[float, float]:
+    xs = text.split(",")
+    if len(xs) != 2:
+        raise InvalidActionError(f"a position is X,Y in meters, not {text!r} in {line!r}")
+    try:
+        x, y = float(xs[0]), float(xs[1])
+    except ValueError:
+        raise InvalidActionError(f"a position is X,Y in meters, not {text!r} in {line!r}") from None
+    if x != x or y != y or abs(x) == float("inf") or abs(y) == float("inf"):
+        raise InvalidActionError(f"a position is two finite numbers, not {text!r}")
+    return (x, y)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,9 +220,10 @@ def parse_command(line: str) -> Command:
     if actor == GM:
         return _parse_gm(tokens, line)
     _word(actor, "a creature id", line)
-    words, advantages, flags = _split_advantages(tokens, line)
-    if flags:
-        raise InvalidActionError(f"{line!r}: unknown flag(s) {', '.join(sorted(flags))}")
+    words, advantages, flag_set = _split_advantages(tokens, line)
+    flags = tuple(_word(f, "a flag", line) for f in _ordered_flags(tokens))
+    if flag_set and words in (["end", "turn"], ["end"], ["pass"]):
+        raise InvalidActionError(f"{line!r}: flags go with actions, not with {' '.join(words)!r}")
     if words == ["end", "turn"] or words == ["end"]:
         return EndTurn(actor)
     if words == ["pass"]:
@@ -210,10 +234,14 @@ def parse_command(line: str) -> Command:
     targets: list[str] = []
     weapons: tuple[str, ...] = ()
     dc: int | None = None
+    to: tuple[float, float] | None = None
     i = 1
     while i < len(words):
         word = words[i]
-        if word == "with" and i + 1 < len(words):
+        if word == "to" and i + 1 < len(words):
+            to = _point(words[i + 1], line)
+            i += 2
+        elif word == "with" and i + 1 < len(words):
             weapons = tuple(_word(w, "a weapon", line) for w in words[i + 1].split("+"))
             i += 2
         elif word == "dc" and i + 1 < len(words):
@@ -222,7 +250,12 @@ def parse_command(line: str) -> Command:
         else:
             targets.append(_word(word, "a target", line))
             i += 1
-    return Act(actor, action, tuple(targets), weapons, dc, advantages)
+    return Act(actor, action, tuple(targets), weapons, dc, advantages, to, flags)
+
+
+def _ordered_flags(tokens: list[str]) -> list[str]:
+    """``+stealth``-style flags (not ``+adv:``/``+dis:``), in the order written."""
+    return [t[1:] for t in tokens if t.startswith("+") and ":" not in t]
 
 
 def _parse_chance(text: str) -> Command:

@@ -578,6 +578,9 @@ class Encounter:
             raise InvalidActionError(
                 f"{creature.name} has no action {command.action!r} (has: {known})"
             )
+        if command.flags or command.to is not None:
+            what = f"+{command.flags[0]}" if command.flags else "a position"
+            raise InvalidActionError(f"{action.name} takes no {what} in the Action Load module")
         top = self.pending[-1] if self.pending else None
         if top is not None:
             if top.kind is RollKind.INITIATIVE:
