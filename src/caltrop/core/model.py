@@ -82,6 +82,9 @@ class Weapon:
     name: str
     dice: Expr
     kind: WeaponKind = WeaponKind.MELEE
+    ap: int | None = None  # seed 004: AP of an attack with it (R38); also to equip it (R44)
+    close: int | None = None  # seed 004: close range in meters (ranged; R39)
+    far: int | None = None  # seed 004: far range in meters (ranged; R39)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +141,7 @@ class CreatureDef:
     actions: tuple[ActionDef, ...] = ()
     weapons: tuple[Weapon, ...] = ()
     stats: dict[str, int] = field(default_factory=dict)
+    equipped: tuple[str, ...] | None = None  # seed 004: weapons in hand at the start (None: all)
 
     def __post_init__(self) -> None:
         if self.max_health is None:

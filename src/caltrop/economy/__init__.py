@@ -6,10 +6,12 @@ from collections.abc import Callable
 
 from caltrop.core.model import Economy, Ruleset
 from caltrop.economy.action_load import ActionLoadEconomy
+from caltrop.economy.action_points import ActionPointsEconomy
 from caltrop.economy.base import EconomyRules, Resources
 
 _REGISTRY: dict[str, Callable[[Ruleset], EconomyRules]] = {
     Economy.ACTION_LOAD.value: ActionLoadEconomy,
+    Economy.ACTION_POINTS.value: ActionPointsEconomy,
 }
 
 

@@ -9,6 +9,7 @@ creature's turn (R10) or, with ``load_reset: round``, for everyone at the start 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from caltrop.core.model import ActionDef, CreatureDef, LoadReset, Ruleset
 from caltrop.core.pool import Gate, Revision, check_gate, gm_pool_size, pool_size
@@ -24,7 +25,7 @@ class LoadState:
     def copy(self) -> LoadState:
         return LoadState(self.load)
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, Any]:
         return {"load": self.load}
 
 

@@ -9,10 +9,18 @@ against every registered economy.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from caltrop.core.model import ActionDef, CreatureDef, Ruleset
-from caltrop.core.pool import Gate
+
+
+class Verdict(Protocol):
+    """The answer to "can this be paid for now?": truthy if so, with the reason in words."""
+
+    @property
+    def reason(self) -> str: ...
+
+    def __bool__(self) -> bool: ...
 
 
 class Resources(Protocol):
@@ -20,8 +28,8 @@ class Resources(Protocol):
 
     def copy(self) -> Resources: ...
 
-    def as_dict(self) -> dict[str, int]:
-        """The numbers a player sees, for state JSON and displays (``{"load": 2}``)."""
+    def as_dict(self) -> dict[str, Any]:
+        """What a player sees, JSON-ready, for state JSON and displays (``{"load": 2}``)."""
         ...
 
 
@@ -49,7 +57,7 @@ class EconomyRules(Protocol):
 
     def gate(
         self, creature: CreatureDef, resources: Resources, action: ActionDef, *, on_turn: bool
-    ) -> Gate:
+    ) -> Verdict:
         """Whether ``creature`` may take ``action`` now; never depends on advantage (R11)."""
         ...
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from caltrop.core.model import ActionDef, Weapon
 from caltrop.core.pool import Advantage, net_advantage
@@ -15,6 +16,7 @@ class RollKind(StrEnum):
     ACTION = "action"  # a declared attack or check (seed 000 steps 1–6)
     GM_CALL = "gm_call"  # a GM-called roll (R17): no gate, no Load
     INITIATIVE = "initiative"  # R21 option ``initiative: check`` (R30 procedure)
+    STAGE = "stage"  # one roll of a module's multi-roll resolution (seed 004: hit, damage, …)
 
 
 @dataclass(slots=True)
@@ -39,6 +41,8 @@ class PendingRoll:
     helpers: list[tuple[int, str]] = field(default_factory=list)
     passed: set[int] = field(default_factory=set)
     on_turn: bool = True
+    stage: str = ""
+    context: dict[str, Any] = field(default_factory=dict)
 
     def copy(self) -> PendingRoll:
         return PendingRoll(
@@ -54,6 +58,8 @@ class PendingRoll:
             list(self.helpers),
             set(self.passed),
             self.on_turn,
+            self.stage,
+            dict(self.context),
         )
 
     @property

@@ -36,6 +36,7 @@ from caltrop.core.model import (
     ActionDef,
     ActionKind,
     CreatureDef,
+    Economy,
     EncounterDef,
     Initiative,
     Side,
@@ -47,6 +48,7 @@ from caltrop.dice.roll import EnteredDice, Roll, roll
 from caltrop.economy import EconomyRules, Resources, economy_for
 from caltrop.encounter.legal import LegalActions
 from caltrop.encounter.pending import PendingRoll, RollKind
+from caltrop.encounter.points import PointsPlan, PointsRules
 from caltrop.errors import IllegalActionError, InvalidActionError
 
 #: ``current()`` when a pending roll waits for its dice.
@@ -72,6 +74,7 @@ class Outcome:
     dc: int | None = None
     success: bool | None = None
     downed: bool = False
+    note: str | None = None
 
 
 class Encounter:
@@ -91,6 +94,7 @@ class Encounter:
         "health",
         "initiative",
         "last_outcome",
+        "module",
         "order",
         "over",
         "pending",
@@ -120,6 +124,7 @@ class Encounter:
     over: bool
     winner: Side | None
     last_outcome: Outcome | None
+    module: type[PointsRules] | None
     _by_id: dict[str, int]
     _commands: list[Command]
     _events: list[dict[str, Any]] | None
@@ -146,6 +151,7 @@ class Encounter:
         self.definition = definition
         self.creatures = definition.participants
         self.economy = economy_for(definition.ruleset)
+        self.module = PointsRules if definition.ruleset.economy is Economy.ACTION_POINTS else None
         self.seed = int(np.random.SeedSequence().entropy) if seed is None else int(seed)  # type: ignore[arg-type]
         self.header = dict(header or {})
         self.rng = np.random.default_rng(self.seed)
@@ -189,6 +195,7 @@ class Encounter:
         other.definition = self.definition
         other.creatures = self.creatures
         other.economy = self.economy
+        other.module = self.module
         other.seed = self.seed
         other.header = self.header
         bit_generator = np.random.PCG64()
@@ -252,6 +259,15 @@ class Encounter:
         if self.pending:
             top = self.pending[-1]
             if top.kind is RollKind.INITIATIVE:
+                return CHANCE
+            if self.module is not None:
+                for i in self.module.reactors(self, top):
+                    if (
+                        i not in top.passed
+                        and not self.down[i]
+                        and self.module.has_reaction(self, i, top)
+                    ):
+                        return self.creatures[i].id
                 return CHANCE
             for i in self._window_order(top):
                 if i not in top.passed and self._has_reaction(i, top):
@@ -460,7 +476,7 @@ class Encounter:
         return (
             tuple(self.health),
             tuple(self.down),
-            tuple(tuple(sorted(r.as_dict().items())) for r in self.resources),
+            tuple(_frozen(r.as_dict()) for r in self.resources),
             tuple(self.boons),
             tuple(self.order),
             tuple(self.initiative),
@@ -487,6 +503,11 @@ class Encounter:
             return
         i = self._by_id.get(actor)
         if i is None or self.down[i]:
+            return
+        if self.module is not None:
+            yield from self.module.legal(self, i)
+            if not self.pending and self.turn_owner == actor:
+                yield EndTurn(actor)
             return
         creature = self.creatures[i]
         if self.pending:
@@ -542,7 +563,7 @@ class Encounter:
 
     # -- internals: validation ------------------------------------------------------------------
 
-    def _plan(self, command: Command) -> _Plan:
+    def _plan(self, command: Command) -> _Plan | PointsPlan:
         if isinstance(command, Act):
             return self._plan_act(command)
         if isinstance(command, RollDice | RollTotal):
@@ -568,8 +589,10 @@ class Encounter:
             raise IllegalActionError(f"{self.creatures[i].name} is down")
         return i
 
-    def _plan_act(self, command: Act) -> _ActPlan:
+    def _plan_act(self, command: Act) -> _ActPlan | PointsPlan:
         self._not_over()
+        if self.module is not None:
+            return self.module.plan(self, command)
         i = self._standing(command.actor)
         creature = self.creatures[i]
         action = creature.action(command.action)
@@ -753,6 +776,9 @@ class Encounter:
         return Expr(tuple(terms))
 
     def _pending_expr(self, p: PendingRoll) -> Expr:
+        if p.kind is RollKind.STAGE:
+            assert self.module is not None
+            return self.module.expression(self, p)
         if p.kind is RollKind.ACTION:
             assert p.action is not None
             return self._action_expr(p.roller, p.action, p.weapon, p.net_advantage)
@@ -855,6 +881,16 @@ class Encounter:
             if not self.pending:
                 self._finish_initiative()
             return Outcome(roller.id, p.kind, expr, faces, total)
+        if p.kind is RollKind.STAGE:
+            assert self.module is not None
+            staged = self.module.resolve(self, p, plan.expr, faces, total)
+            if staged.downed:
+                self._check_end()
+                if not self.over:
+                    self._after_downing()
+            elif not self.pending:
+                self._end_downed_turn()
+            return staged
         if p.kind is RollKind.GM_CALL:
             success = None if p.dc is None else total >= p.dc
             if not self.pending:
@@ -1063,7 +1099,18 @@ def _outcome_json(o: Outcome) -> dict[str, Any]:
         out["success"] = o.success
     if o.downed:
         out["downed"] = True
+    if o.note:
+        out["note"] = o.note
     return out
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable copy of JSON-like data (dicts and lists become sorted tuples and tuples)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 def _pending_key(p: PendingRoll) -> tuple[Any, ...]:
@@ -1079,6 +1126,8 @@ def _pending_key(p: PendingRoll) -> tuple[Any, ...]:
         tuple(sorted((a.kind, a.source) for a in p.advantages)),
         frozenset(p.passed),
         p.on_turn,
+        p.stage,
+        _frozen(p.context),
     )
 
 

@@ -1,0 +1,1088 @@
+"""The actions of the Action Point module (seed 004), played by the one encounter engine.
+
+The engine hands this module the commands, roll stages and reaction windows of an encounter whose
+ruleset names ``economy: action_points``; turns, the log, replay, undo, clone, chance points and
+the decision pointer stay the engine's. Every participant has the module's built-in actions:
+
+=============  ==========================================  =================================
+action         text                                        rule
+=============  ==========================================  =================================
+move           ``aria: move to 3,4``                       R35: 1 AP per travel speed meters
+leap           ``aria: leap to 6,4``                       R36: 3 AP + 3 Stamina
+hold           ``aria: hold``                              R33: 2 AP → 1 floating RP
+aim            ``aria: aim goblin``                        R39: 1 AP, +1 Favor, stacking
+attack         ``aria: attack goblin with sword+dagger``   R38: melee, no roll to hit
+shoot          ``aria: shoot goblin with bow``             R39: Dexterity check, DC = distance
+block / dodge  ``aria: block`` (in the defence window)     R40, R45
+cover          ``aria: cover`` (in the defence window)     R40: doubles Block/Dodge dice
+assist         ``bron: assist`` (adjacent ally)            R40: 1 RP, +1 die
+grapple        ``brakka: grapple aria``                    R42: 3 AP + 2 Stamina, opposed
+escape         ``aria: escape``                            R42: 2 AP/RP + 2 Stamina
+scale          ``aria: scale troll`` / ``aria: scale``     R43: 3 AP + 4 Stamina
+shake          ``troll: shake``                            R43: as escape
+oppose         ``brakka: oppose``                          R42/R43: answer an escape/scale
+equip / stow   ``aria: equip bow``                         R44: the weapon's attack AP
+stand          ``aria: stand``                             R44: 1 AP
+breath         ``aria: breath``                            R37: 1 AP, +1 Stamina
+martial        ``aria: martial dc 12``                     R44: 3 AP, Analysis check
+=============  ==========================================  =================================
+
+Any action may carry ``+stealth`` (R41: a Poise check against each observer) and ``+careful``
+(R41: double AP for 1 Favor on that check). Each refusal names the rule and the numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from caltrop.core.commands import Act, Command, Pass
+from caltrop.core.model import ActionDef, ActionKind, CreatureDef, Side, Weapon, WeaponKind
+from caltrop.core.pool import Advantage, net_advantage
+from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Term
+from caltrop.economy.action_points import (
+    Payment,
+    PointsState,
+    Unit,
+    payment,
+    points,
+    spend,
+    stat,
+)
+from caltrop.encounter.pending import PendingRoll, RollKind
+from caltrop.errors import IllegalActionError, InvalidActionError
+
+if TYPE_CHECKING:
+    from caltrop.encounter.state import Encounter, Outcome
+
+#: R34 option: "Adjacent" means within 1.5 m.
+ADJACENT = 1.5
+#: R38: "Standard unarmed attack requires 2 AP, and it's damage is (1d8 + [Power Mod])."
+UNARMED = Weapon("unarmed", Expr((Term(1, Dice(1, 8)),)), WeaponKind.MELEE, ap=2)
+
+OWN_TURN = ("move", "leap", "hold", "aim", "equip", "stow", "stand", "breath", "martial")
+REACTIONS = ("block", "dodge", "cover", "assist", "oppose")
+VERBS = (
+    *OWN_TURN,
+    "attack",
+    "shoot",
+    "grapple",
+    "escape",
+    "scale",
+    "shake",
+    *REACTIONS,
+)
+
+
+def _act(name: str, aspect: str, cost: int, kind: ActionKind = ActionKind.EFFECT) -> ActionDef:
+    return ActionDef(name, aspect, cost, kind)
+
+
+def distance(a: PointsState, b: PointsState) -> float:
+    return math.hypot(a.x - b.x, a.y - b.y)
+
+
+def _m(x: float) -> str:
+    return f"{x:g} m"
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """What an action costs: points (in AP or RP) and Stamina (R37)."""
+
+    points: int
+    unit: Unit = "ap"
+    stamina: int = 0
+
+
+class PointsPlan:
+    """A validated command of this module: ``execute`` cannot fail."""
+
+    __slots__ = ("actor", "command", "extra", "pay", "price", "verb")
+
+    def __init__(
+        self, verb: str, actor: int, command: Act, price: Price, pay: Payment, **extra: Any
+    ) -> None:
+        self.verb = verb
+        self.actor = actor
+        self.command = command
+        self.price = price
+        self.pay = pay
+        self.extra = extra
+
+    def execute(self, enc: Encounter) -> Outcome | None:
+        return PointsRules.execute(enc, self)
+
+
+def _state(enc: Encounter, i: int) -> PointsState:
+    return points(enc.resources[i])
+
+
+class PointsRules:
+    """Seed 004's actions for the engine; stateless (all state is in :class:`PointsState`)."""
+
+    # -- validation -----------------------------------------------------------------------------
+
+    @staticmethod
+    def plan(enc: Encounter, command: Act) -> PointsPlan:
+        i = enc._standing(command.actor)
+        creature = enc.creatures[i]
+        verb = command.action
+        if verb not in VERBS:
+            raise InvalidActionError(
+                f"{creature.name} has no action {verb!r} in the Action Point module (actions: {', '.join(VERBS)})"
+            )
+        unknown = set(command.flags) - {"stealth", "careful"}
+        if unknown:
+            raise InvalidActionError(
+                f"unknown flag(s) {', '.join(sorted(unknown))}: +stealth, +careful"
+            )
+        if "careful" in command.flags and "stealth" not in command.flags:
+            raise InvalidActionError("+careful goes with +stealth (R41: double AP for 1 Favor)")
+        top = enc.pending[-1] if enc.pending else None
+        if top is not None and top.kind is RollKind.INITIATIVE:
+            raise IllegalActionError("initiative is being rolled; nobody acts until it is done")
+        on_turn = top is None and enc.turn_owner == creature.id
+        if verb in REACTIONS:
+            return PointsRules._plan_reaction(enc, i, verb, command, top)
+        if top is not None and (top.roller == i or verb not in ("escape", "shake")):
+            raise IllegalActionError(
+                f"a roll is pending: only reactions ({', '.join(REACTIONS)}) or 'pass' now"
+            )
+        # R32 lets any action be taken off-turn if it can be paid, "the GM judges whether the
+        # moment fits": the engine takes off-turn only reactions, escape and shake.
+        if not on_turn and verb not in ("escape", "shake"):
+            owner = enc.turn_owner
+            raise IllegalActionError(
+                f"it is {enc.creature(owner).name if owner else 'nobody'}'s turn; {verb} is taken on "
+                f"{creature.name}'s own turn"
+            )
+        planner: Any = getattr(PointsRules, f"_plan_{verb}")
+        plan: PointsPlan = planner(enc, i, command, on_turn)
+        return plan
+
+    @staticmethod
+    def _pay(
+        enc: Encounter, i: int, command: Act, price: Price, on_turn: bool, what: str
+    ) -> Payment:
+        state = _state(enc, i)
+        if "careful" in command.flags:
+            price = Price(price.points * 2, price.unit, price.stamina)  # R41
+        if price.stamina > state.stamina:
+            raise IllegalActionError(
+                f"{what} needs {price.points} {price.unit.upper()} and {price.stamina} Stamina; "
+                f"{enc.creatures[i].name} has {state.stamina} Stamina (R37)"
+            )
+        pay = payment(state, price.points, price.unit, on_turn=on_turn, what=what)
+        if not pay:
+            raise IllegalActionError(f"{enc.creatures[i].name} cannot {what}: {pay.reason} (R32)")
+        return pay
+
+    @staticmethod
+    def _target(enc: Encounter, command: Act, verb: str) -> int:
+        if len(command.targets) != 1:
+            raise InvalidActionError(f"{verb} needs one target: '{command.actor}: {verb} TARGET'")
+        return enc._standing(command.targets[0])
+
+    @staticmethod
+    def _no_extras(command: Act, verb: str, *, to: bool = False, targets: bool = False) -> None:
+        if command.to is not None and not to:
+            raise InvalidActionError(f"{verb} takes no position")
+        if command.targets and not targets:
+            raise InvalidActionError(f"{verb} takes no target")
+        if command.weapons and verb not in ("attack", "shoot"):
+            raise InvalidActionError(f"{verb} takes no weapon")
+        if command.dc is not None and verb != "martial":
+            raise InvalidActionError(f"{verb} takes no DC")
+
+    @staticmethod
+    def _doubled(enc: Encounter, i: int, against: int | None) -> int:
+        """R42/R43: Attack, Block and Dodge cost double when grappled (against anyone but the
+        grappler) and when targeted against the creature scaling this one."""
+        state = _state(enc, i)
+        other = enc.creatures[against].id if against is not None else None
+        factor = 1
+        if state.grappled_by is not None and other != state.grappled_by:
+            factor = 2
+        if other is not None and _state(enc, against).scaling == enc.creatures[i].id:  # type: ignore[arg-type]
+            factor = 2
+        return factor
+
+    @staticmethod
+    def _plan_move(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "move", to=True)
+        if command.to is None:
+            raise InvalidActionError("move needs a destination: 'aria: move to X,Y'")
+        state = _state(enc, i)
+        creature = enc.creatures[i]
+        speed = PointsRules.travel_speed(enc, i)
+        d = math.hypot(command.to[0] - state.x, command.to[1] - state.y)
+        if d > 0 and speed <= 0:
+            reason = "grappled" if state.grappled_by else "travel speed 0"
+            raise IllegalActionError(f"{creature.name} cannot move: {reason} (R42)")
+        steps = math.ceil(d / speed - 1e-9) if d > 0 else 0
+        if steps == 0:
+            raise IllegalActionError(f"{creature.name} is already there")
+        what = f"move {_m(round(d, 2))} ({steps} × {speed:g} m per AP, R35)"
+        pay = PointsRules._pay(enc, i, command, Price(steps), on_turn, what)
+        return PointsPlan("move", i, command, Price(steps), pay, distance=d)
+
+    @staticmethod
+    def travel_speed(enc: Encounter, i: int) -> float:
+        """R35 with R42: grappled creatures have speed 0; a grappler's speed is halved."""
+        state = _state(enc, i)
+        if state.grappled_by is not None:
+            return 0.0
+        speed = float(stat(enc.creatures[i], "travel_speed"))
+        cid = enc.creatures[i].id
+        if any(_state(enc, j).grappled_by == cid for j in range(len(enc.creatures))):
+            speed /= 2
+        return speed
+
+    @staticmethod
+    def _plan_leap(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "leap", to=True)
+        if command.to is None:
+            raise InvalidActionError("leap needs a destination: 'aria: leap to X,Y'")
+        state = _state(enc, i)
+        creature = enc.creatures[i]
+        run_up = state.moved >= 2
+        name = "Strength" if run_up else "Power"
+        reach = creature.aspects.get(name, 0)
+        d = math.hypot(command.to[0] - state.x, command.to[1] - state.y)
+        if d > reach + 1e-9:
+            why = "after a 2 m run-up" if run_up else "without a 2 m run-up"
+            raise IllegalActionError(
+                f"{creature.name} leaps at most {name} {reach} m {why}; {_m(round(d, 2))} is too far (R36)"
+            )
+        if state.grappled_by is not None:
+            raise IllegalActionError(f"{creature.name} is grappled and cannot leap (R42)")
+        price = Price(3, stamina=3)
+        pay = PointsRules._pay(enc, i, command, price, on_turn, "leap (3 AP and 3 Stamina, R36)")
+        return PointsPlan("leap", i, command, price, pay, distance=d)
+
+    @staticmethod
+    def _plan_hold(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "hold")
+        pay = PointsRules._pay(
+            enc, i, command, Price(2), on_turn, "hold action (2 AP → 1 floating RP, R33)"
+        )
+        return PointsPlan("hold", i, command, Price(2), pay)
+
+    @staticmethod
+    def _plan_aim(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "aim", targets=True)
+        target = PointsRules._target(enc, command, "aim")
+        pay = PointsRules._pay(enc, i, command, Price(1), on_turn, "aim (1 AP, R39)")
+        return PointsPlan("aim", i, command, Price(1), pay, target=target)
+
+    @staticmethod
+    def _equipped(enc: Encounter, i: int, names: tuple[str, ...], kind: WeaponKind) -> list[Weapon]:
+        creature = enc.creatures[i]
+        state = _state(enc, i)
+        if not names:
+            fitting = [w for w in creature.weapons if w.name in state.equipped and w.kind is kind]
+            if kind is WeaponKind.MELEE:
+                return fitting[:1] if fitting else [UNARMED]
+            if len(fitting) != 1:
+                known = ", ".join(w.name for w in fitting) or "none equipped"
+                raise InvalidActionError(f"which ranged weapon? add 'with WEAPON' ({known})")
+            return fitting
+        out: list[Weapon] = []
+        for name in names:
+            if name == "unarmed":
+                out.append(UNARMED)
+                continue
+            weapon = creature.weapon(name)
+            if weapon is None:
+                known = ", ".join(w.name for w in creature.weapons) or "none"
+                raise InvalidActionError(f"{creature.name} has no weapon {name!r} (has: {known})")
+            if name not in state.equipped:
+                raise IllegalActionError(f"{name} is not equipped: 'equip {name}' first (R44)")
+            if weapon.kind is not kind:
+                raise IllegalActionError(f"{name} is a {weapon.kind} weapon")
+            out.append(weapon)
+        return out
+
+    @staticmethod
+    def _plan_attack(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "attack", targets=True)
+        target = PointsRules._target(enc, command, "attack")
+        creature = enc.creatures[i]
+        if enc.creatures[target].side is creature.side:
+            raise IllegalActionError(f"{creature.name} will not attack an ally")
+        d = distance(_state(enc, i), _state(enc, target))
+        if d > ADJACENT + 1e-9:
+            raise IllegalActionError(
+                f"{enc.creatures[target].name} is {_m(round(d, 2))} away; a melee attack reaches "
+                f"{ADJACENT:g} m (adjacent, R34)"
+            )
+        weapons = PointsRules._equipped(enc, i, command.weapons, WeaponKind.MELEE)
+        base = max(w.ap if w.ap is not None else 2 for w in weapons)  # R38: the highest AP
+        factor = PointsRules._doubled(enc, i, target)
+        price = Price(base * factor)
+        names = "+".join(w.name for w in weapons)
+        what = f"attack with {names} ({base} AP{' ×2, R42/R43' if factor > 1 else ''}, R38)"
+        pay = PointsRules._pay(enc, i, command, price, on_turn, what)
+        return PointsPlan("attack", i, command, price, pay, target=target, weapons=tuple(weapons))
+
+    @staticmethod
+    def _plan_shoot(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "shoot", targets=True)
+        target = PointsRules._target(enc, command, "shoot")
+        creature = enc.creatures[i]
+        if enc.creatures[target].side is creature.side:
+            raise IllegalActionError(f"{creature.name} will not shoot an ally")
+        (weapon,) = PointsRules._equipped(enc, i, command.weapons[:1], WeaponKind.RANGED)
+        if len(command.weapons) > 1:
+            raise InvalidActionError("shoot uses one ranged weapon")
+        d = math.ceil(distance(_state(enc, i), _state(enc, target)) - 1e-9)  # R34: rounded up
+        far = weapon.far if weapon.far is not None else weapon.close
+        if far is None or d > far:
+            raise IllegalActionError(
+                f"{enc.creatures[target].name} is {d} m away; {weapon.name} reaches {far or 0} m (R39)"
+            )
+        base = weapon.ap if weapon.ap is not None else 2
+        factor = PointsRules._doubled(enc, i, target)
+        price = Price(base * factor)
+        what = f"shoot with {weapon.name} ({base} AP{' ×2' if factor > 1 else ''}, R39)"
+        pay = PointsRules._pay(enc, i, command, price, on_turn, what)
+        return PointsPlan("shoot", i, command, price, pay, target=target, weapons=(weapon,), dc=d)
+
+    @staticmethod
+    def _plan_equip(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        return PointsRules._plan_equip_or_stow(enc, i, command, on_turn, equip=True)
+
+    @staticmethod
+    def _plan_stow(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        return PointsRules._plan_equip_or_stow(enc, i, command, on_turn, equip=False)
+
+    @staticmethod
+    def _plan_equip_or_stow(
+        enc: Encounter, i: int, command: Act, on_turn: bool, *, equip: bool
+    ) -> PointsPlan:
+        verb = "equip" if equip else "stow"
+        if len(command.targets) != 1 or command.to is not None or command.weapons:
+            raise InvalidActionError(f"'{command.actor}: {verb} WEAPON'")
+        creature = enc.creatures[i]
+        weapon = creature.weapon(command.targets[0])
+        if weapon is None:
+            raise InvalidActionError(f"{creature.name} has no weapon {command.targets[0]!r}")
+        held = weapon.name in _state(enc, i).equipped
+        if held == equip:
+            raise IllegalActionError(f"{weapon.name} is {'already' if equip else 'not'} equipped")
+        ap = weapon.ap if weapon.ap is not None else 2
+        pay = PointsRules._pay(
+            enc, i, command, Price(ap), on_turn, f"{verb} {weapon.name} ({ap} AP, R44)"
+        )
+        return PointsPlan(verb, i, command, Price(ap), pay, weapon=weapon.name)
+
+    @staticmethod
+    def _plan_stand(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "stand")
+        if not _state(enc, i).prone:
+            raise IllegalActionError(f"{enc.creatures[i].name} is not prone")
+        pay = PointsRules._pay(enc, i, command, Price(1), on_turn, "stand up (1 AP, R44)")
+        return PointsPlan("stand", i, command, Price(1), pay)
+
+    @staticmethod
+    def _plan_breath(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "breath")
+        creature = enc.creatures[i]
+        if _state(enc, i).stamina >= creature.stats.get("stamina", 0):
+            raise IllegalActionError(f"{creature.name}'s Stamina is full (R37)")
+        pay = PointsRules._pay(enc, i, command, Price(1), on_turn, "deep breath (1 AP, R37)")
+        return PointsPlan("breath", i, command, Price(1), pay)
+
+    @staticmethod
+    def _plan_martial(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "martial")
+        if command.dc is None:
+            raise InvalidActionError("a Martial Check needs the GM's DC: 'aria: martial dc 12'")
+        pay = PointsRules._pay(enc, i, command, Price(3), on_turn, "Martial Check (3 AP, R44)")
+        return PointsPlan("martial", i, command, Price(3), pay)
+
+    @staticmethod
+    def _plan_grapple(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "grapple", targets=True)
+        target = PointsRules._target(enc, command, "grapple")
+        if target == i:
+            raise IllegalActionError("a creature cannot grapple itself")
+        d = distance(_state(enc, i), _state(enc, target))
+        if d > ADJACENT + 1e-9:
+            raise IllegalActionError(
+                f"{enc.creatures[target].name} is {_m(round(d, 2))} away; grapple needs adjacency"
+            )
+        if _state(enc, target).grappled_by is not None:
+            raise IllegalActionError(f"{enc.creatures[target].name} is already grappled")
+        price = Price(3, stamina=2)
+        pay = PointsRules._pay(enc, i, command, price, on_turn, "grapple (3 AP and 2 Stamina, R42)")
+        return PointsPlan("grapple", i, command, price, pay, target=target)
+
+    @staticmethod
+    def _plan_scale(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "scale", targets=True)
+        price = Price(3, stamina=4)
+        what = "scale (3 AP and 4 Stamina, R43)"
+        if not command.targets:
+            pay = PointsRules._pay(enc, i, command, price, on_turn, what)
+            return PointsPlan("scale", i, command, price, pay, target=None)
+        target = PointsRules._target(enc, command, "scale")
+        me, them = enc.creatures[i], enc.creatures[target]
+        if target == i:
+            raise IllegalActionError("a creature cannot scale itself")
+        if stat(them, "size") < stat(me, "size"):
+            raise IllegalActionError(
+                f"{them.name} is smaller than {me.name}; only same size or larger (R43)"
+            )
+        d = distance(_state(enc, i), _state(enc, target))
+        if d > ADJACENT + 1e-9:
+            raise IllegalActionError(
+                f"{them.name} is {_m(round(d, 2))} away; scaling needs adjacency"
+            )
+        pay = PointsRules._pay(enc, i, command, price, on_turn, what)
+        return PointsPlan("scale", i, command, price, pay, target=target)
+
+    @staticmethod
+    def _plan_escape(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "escape")
+        holder = _state(enc, i).grappled_by
+        if holder is None:
+            raise IllegalActionError(f"{enc.creatures[i].name} is not grappled")
+        price = Price(2, "rp", stamina=2)
+        pay = PointsRules._pay(
+            enc, i, command, price, on_turn, "escape (2 AP/RP and 2 Stamina, R42)"
+        )
+        return PointsPlan("escape", i, command, price, pay, target=enc.index(holder))
+
+    @staticmethod
+    def _plan_shake(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        PointsRules._no_extras(command, "shake")
+        me = enc.creatures[i].id
+        scalers = [
+            j for j in range(len(enc.creatures)) if _state(enc, j).scaling == me and not enc.down[j]
+        ]
+        if not scalers:
+            raise IllegalActionError(f"{enc.creatures[i].name} is not being scaled")
+        price = Price(2, "rp", stamina=2)
+        pay = PointsRules._pay(
+            enc, i, command, price, on_turn, "shake off (2 AP/RP and 2 Stamina, R43)"
+        )
+        return PointsPlan("shake", i, command, price, pay, target=scalers[0])
+
+    @staticmethod
+    def _plan_reaction(
+        enc: Encounter, i: int, verb: str, command: Act, top: PendingRoll | None
+    ) -> PointsPlan:
+        PointsRules._no_extras(command, verb)
+        creature = enc.creatures[i]
+        if top is None or top.kind is not RollKind.STAGE:
+            raise IllegalActionError(f"{verb} is a reaction: nothing to react to now")
+        on_turn = enc.turn_owner == creature.id
+        if verb == "oppose":
+            if (
+                top.stage != "contest"
+                or top.context.get("opposer") != i
+                or "opposed" in top.context
+            ):
+                raise IllegalActionError(f"{creature.name} has nothing to oppose now")
+            stamina = 2 if top.context["verb"] in ("escape", "shake") else 0
+            price = Price(0, "rp", stamina=stamina)
+            pay = PointsRules._pay(
+                enc, i, command, price, on_turn, f"oppose ({stamina} Stamina, R42/R43)"
+            )
+            return PointsPlan("oppose", i, command, price, pay)
+        if top.stage != "defence":
+            raise IllegalActionError(f"{verb} answers an incoming attack (R40)")
+        defender = top.roller
+        attacker = int(top.context["attacker"])
+        ctx = top.context
+        if verb == "assist":
+            if i == defender or enc.creatures[defender].side is not creature.side:
+                raise IllegalActionError(
+                    "Defense Assist helps an adjacent ally being attacked (R40)"
+                )
+            d = distance(_state(enc, i), _state(enc, defender))
+            if d > ADJACENT + 1e-9:
+                raise IllegalActionError(
+                    f"{enc.creatures[defender].name} is {_m(round(d, 2))} away; assist needs adjacency (R40)"
+                )
+            price = Price(1, "rp")
+            pay = PointsRules._pay(enc, i, command, price, on_turn, "Defense Assist (1 RP, R40)")
+            return PointsPlan("assist", i, command, price, pay)
+        if i != defender:
+            raise IllegalActionError(
+                f"only {enc.creatures[defender].name}, the target, may {verb} (R40)"
+            )
+        if verb == "cover":
+            if ctx.get("cover"):
+                raise IllegalActionError(f"{creature.name} is already in cover from this attack")
+            if ctx.get("mode"):
+                raise IllegalActionError("Take Cover comes before Block or Dodge (R45)")
+            price = Price(1, "rp")
+            pay = PointsRules._pay(enc, i, command, price, on_turn, "Take Cover (1 AP/RP, R40)")
+            return PointsPlan("cover", i, command, price, pay)
+        if ctx.get("mode"):
+            raise IllegalActionError(f"{creature.name} already chose to {ctx['mode']}")
+        factor = PointsRules._doubled(enc, i, attacker)
+        price = Price(factor, "rp")
+        what = f"{verb} (1 AP/RP{' ×2, R42/R43' if factor > 1 else ''}, R40)"
+        pay = PointsRules._pay(enc, i, command, price, on_turn, what)
+        return PointsPlan(verb, i, command, price, pay)
+
+    # -- legal actions --------------------------------------------------------------------------
+
+    @staticmethod
+    def legal(enc: Encounter, i: int) -> Iterator[Command]:
+        """A useful finite list of legal commands: positions are continuous, so moves toward each
+        enemy (to adjacency, or as far as the AP allow) stand for every move."""
+        creature = enc.creatures[i]
+        cid = creature.id
+        top = enc.pending[-1] if enc.pending else None
+        candidates: list[Act] = []
+        if top is not None:
+            if top.kind is RollKind.STAGE and top.roller != i:
+                candidates += [Act(cid, v) for v in ("assist", "oppose")]
+            if top.kind is RollKind.STAGE and top.roller == i:
+                candidates += [Act(cid, v) for v in ("cover", "block", "dodge")]
+            for command in candidates:
+                if enc.is_legal(command):
+                    yield command
+            if top.kind is not RollKind.INITIATIVE and top.roller != i and i not in top.passed:
+                yield Pass(cid)
+            return
+        if enc.turn_owner != cid:
+            return
+        me = _state(enc, i)
+        for j, other in enumerate(enc.creatures):
+            if enc.down[j] or other.side is creature.side:
+                continue
+            candidates.append(Act(cid, "attack", (other.id,)))
+            for w in creature.weapons:
+                if w.kind is WeaponKind.RANGED and w.name in me.equipped:
+                    candidates.append(Act(cid, "shoot", (other.id,), (w.name,)))
+            candidates.append(Act(cid, "aim", (other.id,)))
+            candidates.append(Act(cid, "grapple", (other.id,)))
+            them = _state(enc, j)
+            d = distance(me, them)
+            if d > 1.0:
+                speed = PointsRules.travel_speed(enc, i)
+                reach = min(d - 1.0, speed * me.ap)
+                if reach > 0:
+                    f = reach / d
+                    to = (
+                        round(me.x + (them.x - me.x) * f, 2),
+                        round(me.y + (them.y - me.y) * f, 2),
+                    )
+                    candidates.append(Act(cid, "move", to=to))
+        candidates += [Act(cid, v) for v in ("hold", "breath", "stand", "escape", "shake")]
+        for command in candidates:
+            if enc.is_legal(command):
+                yield command
+
+    @staticmethod
+    def reactors(enc: Encounter, top: PendingRoll) -> Iterator[int]:
+        """Who may still react to ``top``: the defender first, then its adjacent allies."""
+        if top.kind is not RollKind.STAGE:
+            return
+        if top.stage == "defence":
+            yield top.roller
+            yield from (j for j in enc._window_order(top) if j != top.roller)
+        elif top.stage == "contest" and "opposed" not in top.context:
+            yield int(top.context["opposer"])
+
+    @staticmethod
+    def has_reaction(enc: Encounter, i: int, top: PendingRoll) -> bool:
+        return any(isinstance(c, Act) for c in PointsRules.legal(enc, i))
+
+    # -- execution ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _lose_aim(state: PointsState) -> None:
+        state.aim = 0
+        state.aim_target = None
+
+    @staticmethod
+    def execute(enc: Encounter, plan: PointsPlan) -> Outcome | None:
+        i = plan.actor
+        state = _state(enc, i)
+        spend(state, plan.pay)
+        state.stamina -= plan.price.stamina
+        verb = plan.verb
+        if verb not in ("aim", "shoot"):
+            PointsRules._lose_aim(state)  # R39: any other action, a reaction too
+        if verb != "move":
+            state.moved = 0.0
+        top = enc.pending[-1] if enc.pending else None
+        handler = getattr(PointsRules, f"_do_{verb}")
+        outcome: Outcome | None = handler(enc, plan, top)
+        if "stealth" in plan.command.flags:
+            PointsRules._queue_stealth(enc, i, plan.command)
+        return outcome
+
+    @staticmethod
+    def _do_move(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        PointsRules._relocate(enc, plan.actor, plan.command.to)
+        _state(enc, plan.actor).moved = float(plan.extra["distance"])
+
+    @staticmethod
+    def _do_leap(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        PointsRules._relocate(enc, plan.actor, plan.command.to)
+
+    @staticmethod
+    def _relocate(enc: Encounter, i: int, to: tuple[float, float] | None) -> None:
+        """Move ``i`` (and whoever it grapples, R42); positions changed: cover against or by it
+        ends (R40); aimers without line of sight to a creature that moved 1 m lose aim (R39)."""
+        assert to is not None
+        state = _state(enc, i)
+        dx, dy = to[0] - state.x, to[1] - state.y
+        moved = [i] + [
+            j
+            for j in range(len(enc.creatures))
+            if _state(enc, j).grappled_by == enc.creatures[i].id
+        ]
+        for j in moved:
+            s = _state(enc, j)
+            s.x, s.y = s.x + dx, s.y + dy
+            s.cover_from = ()
+        ids = {enc.creatures[j].id for j in moved}
+        for j in range(len(enc.creatures)):
+            s = _state(enc, j)
+            if s.cover_from and ids & set(s.cover_from):
+                s.cover_from = tuple(c for c in s.cover_from if c not in ids)
+            if s.aim_target in ids and math.hypot(dx, dy) >= 1 and s.aim_target in s.no_sight:
+                PointsRules._lose_aim(s)
+
+    @staticmethod
+    def _do_hold(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        _state(enc, plan.actor).floating += 1
+
+    @staticmethod
+    def _do_aim(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        state = _state(enc, plan.actor)
+        state.aim += 1
+        state.aim_target = enc.creatures[plan.extra["target"]].id
+
+    @staticmethod
+    def _do_equip(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        state = _state(enc, plan.actor)
+        state.equipped = (*state.equipped, plan.extra["weapon"])
+
+    @staticmethod
+    def _do_stow(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        state = _state(enc, plan.actor)
+        state.equipped = tuple(w for w in state.equipped if w != plan.extra["weapon"])
+
+    @staticmethod
+    def _do_stand(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        _state(enc, plan.actor).prone = False
+
+    @staticmethod
+    def _do_breath(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        state = _state(enc, plan.actor)
+        state.stamina = min(state.stamina + 1, enc.creatures[plan.actor].stats.get("stamina", 0))
+
+    @staticmethod
+    def _push(enc: Encounter, roller: int, stage: str, **context: Any) -> None:
+        enc.pending.append(
+            PendingRoll(
+                RollKind.STAGE,
+                roller,
+                stage=stage,
+                context=context,
+                on_turn=enc.turn_owner == enc.creatures[roller].id,
+            )
+        )
+
+    @staticmethod
+    def _do_martial(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        PointsRules._push(
+            enc,
+            plan.actor,
+            "check",
+            verb="martial",
+            stat="Analysis",
+            dc=plan.command.dc,
+            favor=net_advantage(plan.command.advantages),
+        )
+
+    @staticmethod
+    def _do_attack(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        weapons: tuple[Weapon, ...] = plan.extra["weapons"]
+        PointsRules._push(
+            enc,
+            plan.actor,
+            "damage",
+            verb="attack",
+            attacker=plan.actor,
+            target=plan.extra["target"],
+            damage=str(_melee_damage(enc.creatures[plan.actor], weapons)),
+            weapons="+".join(w.name for w in weapons),
+        )
+
+    @staticmethod
+    def _do_shoot(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        state = _state(enc, plan.actor)
+        (weapon,) = plan.extra["weapons"]
+        dc = int(plan.extra["dc"])
+        close = weapon.close if weapon.close is not None else 0
+        favor = 1 if dc <= close else -1  # R39: close range Favor, far range Disfavor
+        favor += state.aim  # R39: Aim stacks, all spent by this attack
+        favor += net_advantage(plan.command.advantages)
+        PointsRules._lose_aim(state)
+        PointsRules._push(
+            enc,
+            plan.actor,
+            "hit",
+            verb="shoot",
+            attacker=plan.actor,
+            target=plan.extra["target"],
+            dc=dc,
+            favor=favor,
+            damage=str(weapon.dice),
+            weapons=weapon.name,
+        )
+
+    @staticmethod
+    def _do_grapple(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        target = int(plan.extra["target"])
+        them = enc.creatures[target]
+        # R42: opposed by the target's Strength or Agility, the target's choice: the higher.
+        stat_b = (
+            "Strength"
+            if them.aspects.get("Strength", 0) >= them.aspects.get("Agility", 0)
+            else "Agility"
+        )
+        PointsRules._push(
+            enc,
+            plan.actor,
+            "contest",
+            verb="grapple",
+            initiator=plan.actor,
+            opposer=target,
+            stat_a="Strength",
+            stat_b=stat_b,
+            favor=net_advantage(plan.command.advantages),
+            opposed=True,
+        )
+
+    @staticmethod
+    def _do_scale(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> Outcome | None:
+        target = plan.extra["target"]
+        if target is None:
+            return None  # R43: an obstacle, no check
+        me, them = enc.creatures[plan.actor], enc.creatures[target]
+        larger = stat(them, "size") - stat(me, "size")
+        stat_b = "Strength" if larger == 0 else "Agility"
+        PointsRules._push(
+            enc,
+            plan.actor,
+            "contest",
+            verb="scale",
+            initiator=plan.actor,
+            opposer=target,
+            stat_a="Agility",
+            stat_b=stat_b,
+            favor=net_advantage(plan.command.advantages) - larger,
+        )
+        return None
+
+    @staticmethod
+    def _do_escape(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        PointsRules._push_escape(enc, plan, "escape")
+
+    @staticmethod
+    def _do_shake(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        PointsRules._push_escape(enc, plan, "shake")
+
+    @staticmethod
+    def _push_escape(enc: Encounter, plan: PointsPlan, verb: str) -> None:
+        me = enc.creatures[plan.actor]
+        stat_a = (
+            "Strength"
+            if me.aspects.get("Strength", 0) >= me.aspects.get("Agility", 0)
+            else "Agility"
+        )
+        holder = int(plan.extra["target"])
+        stat_b = "Strength" if verb == "escape" else "Agility"
+        PointsRules._push(
+            enc,
+            plan.actor,
+            "contest",
+            verb=verb,
+            initiator=plan.actor,
+            opposer=holder,
+            stat_a=stat_a,
+            stat_b=stat_b,
+            favor=net_advantage(plan.command.advantages),
+        )
+
+    @staticmethod
+    def _do_oppose(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        assert top is not None
+        top.context["opposed"] = True
+
+    @staticmethod
+    def _do_block(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        assert top is not None
+        top.context["mode"] = "block"
+
+    @staticmethod
+    def _do_dodge(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        assert top is not None
+        top.context["mode"] = "dodge"
+
+    @staticmethod
+    def _do_cover(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        assert top is not None
+        top.context["cover"] = True
+        state = _state(enc, plan.actor)
+        source = enc.creatures[int(top.context["attacker"])].id
+        if source not in state.cover_from:
+            state.cover_from = (*state.cover_from, source)
+
+    @staticmethod
+    def _do_assist(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        assert top is not None
+        top.context["assists"] = int(top.context.get("assists", 0)) + 1
+
+    @staticmethod
+    def _queue_stealth(enc: Encounter, i: int, command: Act) -> None:
+        """R41: one Poise check per observer (each enemy aware of the field), pushed so that they
+        resolve before the action's own rolls."""
+        me = enc.creatures[i]
+        favor = net_advantage(command.advantages) + (1 if "careful" in command.flags else 0)
+        for j in reversed(range(len(enc.creatures))):
+            other = enc.creatures[j]
+            if j == i or enc.down[j] or other.side is me.side:
+                continue
+            obs = _state(enc, j)
+            in_sight = me.id not in obs.no_sight
+            f = favor - (2 if in_sight else 0)  # R41: in line of sight, 2 Disfavor
+            aware = me.id not in obs.unaware_of
+            score = other.aspects.get("Perception", 0) * (
+                2 if stat(other, "gifted_perception") else 1
+            )
+            if aware:
+                PointsRules._push(
+                    enc,
+                    i,
+                    "contest",
+                    verb="stealth",
+                    initiator=i,
+                    opposer=j,
+                    stat_a="Poise",
+                    stat_b="Perception",
+                    favor=f,
+                    opposed=True,
+                )
+            else:
+                PointsRules._push(
+                    enc, i, "check", verb="stealth", stat="Poise", dc=score, favor=f, observer=j
+                )
+
+    # -- rolling --------------------------------------------------------------------------------
+
+    @staticmethod
+    def expression(enc: Encounter, p: PendingRoll) -> Expr:
+        ctx = p.context
+        if p.stage == "damage":
+            from caltrop.dice.parse import parse
+
+            return parse(str(ctx["damage"]))
+        if p.stage == "hit":
+            return _pool(enc.creatures[p.roller].aspects.get("Dexterity", 0) + int(ctx["favor"]))
+        if p.stage == "check":
+            return _pool(
+                enc.creatures[p.roller].aspects.get(str(ctx["stat"]), 0) + int(ctx["favor"])
+            )
+        if p.stage == "contest":
+            if "total_a" not in ctx:
+                return _pool(
+                    enc.creatures[p.roller].aspects.get(str(ctx["stat_a"]), 0) + int(ctx["favor"])
+                )
+            opposer = enc.creatures[int(ctx["opposer"])]
+            return _pool(opposer.aspects.get(str(ctx["stat_b"]), 0))
+        if p.stage == "defence":
+            mode = ctx.get("mode")
+            if not mode:
+                return Expr((Term(1, Const(0)),))
+            rating = stat(enc.creatures[p.roller], f"{mode}_rating")
+            return _pool(rating + int(ctx.get("assists", 0)))
+        raise AssertionError(p.stage)  # pragma: no cover
+
+    @staticmethod
+    def resolve(
+        enc: Encounter, p: PendingRoll, expr: Expr, faces: tuple[int, ...], total: int
+    ) -> Outcome:
+        from caltrop.encounter.state import Outcome
+
+        ctx = p.context
+        roller = enc.creatures[p.roller]
+        verb = str(ctx["verb"])
+        base: dict[str, Any] = {
+            "roller": roller.id,
+            "kind": RollKind.STAGE,
+            "expression": str(expr),
+            "faces": faces,
+            "total": total,
+            "action": verb,
+        }
+        if p.stage == "hit":
+            dc = int(ctx["dc"])
+            target = enc.creatures[int(ctx["target"])]
+            if total >= dc:
+                PointsRules._push(
+                    enc,
+                    p.roller,
+                    "damage",
+                    **{k: v for k, v in ctx.items() if k not in ("dc", "favor")},
+                )
+                return Outcome(**base, target=target.id, dc=dc, success=True, note="hit")
+            return Outcome(**base, target=target.id, dc=dc, success=False, note="miss")
+        if p.stage == "damage":
+            target_i = int(ctx["target"])
+            target = enc.creatures[target_i]
+            attacker = enc.creatures[int(ctx["attacker"])]
+            if attacker.id in _state(enc, target_i).unaware_of:
+                # R40/R41: an unsuspecting target cannot defend; Resistance still applies.
+                return PointsRules._apply_damage(enc, target_i, total, 0, base, note="unsuspecting")
+            PointsRules._push(
+                enc, target_i, "defence", verb=verb, attacker=int(ctx["attacker"]), incoming=total
+            )
+            return Outcome(**base, target=target.id, note=f"{total} damage incoming")
+        if p.stage == "defence":
+            incoming = int(ctx["incoming"])
+            mode = ctx.get("mode")
+            resistance = stat(roller, "resistance")
+            dice_total = total * (2 if ctx.get("cover") else 1)  # R40: Take Cover doubles the dice
+            defence = dice_total + resistance
+            if mode == "block":
+                dealt = max(0, incoming - defence)
+                note = f"block {defence} (dice {dice_total} + Resistance {resistance})"
+            elif mode == "dodge":
+                dealt = 0 if defence >= incoming else incoming
+                note = f"dodge {defence} vs {incoming}: {'all prevented' if dealt == 0 else 'fully dealt'}"
+            else:
+                dealt = max(0, incoming - resistance)
+                note = f"no defence: Resistance {resistance}"
+            base["roller"] = roller.id
+            return PointsRules._apply_damage(enc, p.roller, dealt, None, base, note=note, raw=True)
+        if p.stage == "check":
+            dc = int(ctx["dc"])
+            success = total >= dc
+            if verb == "martial" and success:
+                _state(enc, p.roller).hints += 1
+            if verb == "stealth":
+                observer = enc.creatures[int(ctx["observer"])]
+                PointsRules._set_unaware(enc, int(ctx["observer"]), roller.id, success)
+                return Outcome(
+                    **base,
+                    target=observer.id,
+                    dc=dc,
+                    success=success,
+                    note="unnoticed" if success else "noticed",
+                )
+            return Outcome(**base, dc=dc, success=success)
+        if p.stage == "contest":
+            if "total_a" not in ctx:
+                if verb in ("escape", "shake", "scale") and not ctx.get("opposed"):
+                    # R42/R43: not opposed, the escape (or the scaling) simply succeeds.
+                    PointsRules._contest_result(enc, ctx, True)
+                    return Outcome(**base, success=True, note="not opposed")
+                ctx["total_a"] = total
+                enc.pending.append(p)  # the opposer rolls next (R4)
+                return Outcome(**base, note=f"{roller.name} rolls {total}; the opposer answers")
+            success = int(ctx["total_a"]) > total  # R4: the initiator must beat the opposer
+            opposer = enc.creatures[int(ctx["opposer"])]
+            PointsRules._contest_result(enc, ctx, success)
+            base["roller"] = opposer.id
+            return Outcome(
+                **base,
+                target=opposer.id,
+                success=success,
+                note=f"{ctx['total_a']} vs {total}: {'success' if success else 'the status quo holds'}",
+            )
+        raise AssertionError(p.stage)  # pragma: no cover
+
+    @staticmethod
+    def _set_unaware(enc: Encounter, observer: int, of: str, unaware: bool) -> None:
+        s = _state(enc, observer)
+        if unaware and of not in s.unaware_of:
+            s.unaware_of = (*s.unaware_of, of)
+        elif not unaware and of in s.unaware_of:
+            s.unaware_of = tuple(x for x in s.unaware_of if x != of)
+
+    @staticmethod
+    def _contest_result(enc: Encounter, ctx: dict[str, Any], success: bool) -> None:
+        verb = ctx["verb"]
+        a, b = int(ctx["initiator"]), int(ctx["opposer"])
+        if verb == "stealth":
+            PointsRules._set_unaware(enc, b, enc.creatures[a].id, success)
+            return
+        if ctx.get("opposed") and verb in ("escape", "shake"):
+            _state(enc, b).stamina = max(0, _state(enc, b).stamina - 2)  # R42: the opposer loses 2
+        if not success:
+            return
+        if verb == "grapple":
+            _state(enc, b).grappled_by = enc.creatures[a].id
+        elif verb == "escape":
+            _state(enc, a).grappled_by = None
+        elif verb == "scale":
+            _state(enc, a).scaling = enc.creatures[b].id
+        elif verb == "shake":
+            _state(enc, b).scaling = None
+
+    @staticmethod
+    def _apply_damage(
+        enc: Encounter,
+        target: int,
+        amount: int,
+        _unused: object,
+        base: dict[str, Any],
+        *,
+        note: str,
+        raw: bool = False,
+    ) -> Outcome:
+        from caltrop.encounter.state import Outcome
+
+        creature = enc.creatures[target]
+        dealt = amount if raw else max(0, amount - stat(creature, "resistance"))
+        enc.health[target] = max(0, enc.health[target] - dealt)
+        downed = False
+        if enc.health[target] == 0 and not enc.down[target]:
+            enc.down[target] = True
+            downed = True
+        return Outcome(**base, target=creature.id, damage=dealt, downed=downed, note=note)
+
+
+def _pool(n: int) -> Expr:
+    """A d4 pool, never below 1d4 (R3)."""
+    return Expr((Term(1, Dice(max(1, n), 4)),))
+
+
+def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
+    """R38: ceil(sum of the damage dice / 2) + modifiers; several weapons as one attack."""
+    dice_terms: list[Term] = []
+    constant = 0
+    for w in weapons:
+        for term in w.dice.terms:
+            if isinstance(term.node, Const):
+                constant += term.sign * term.node.value
+            else:
+                dice_terms.append(term)
+        if w is UNARMED:
+            constant += stat(creature, "power_mod")
+    first = dice_terms[0].node if len(dice_terms) == 1 and dice_terms[0].sign > 0 else None
+    operand = first if isinstance(first, Dice | Group) else Group(Expr(tuple(dice_terms)))
+    halved = Div(operand, 2)
+    terms = [Term(1, halved)]
+    if constant:
+        terms.append(Term(1 if constant > 0 else -1, Const(abs(constant))))
+    return Expr(tuple(terms))
+
+
+__all__ = ["ADJACENT", "UNARMED", "VERBS", "PointsRules", "distance"]
+_ = (Advantage, Side, _act)
