@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -15,28 +17,32 @@ from caltrop.dice.roll import roll
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, Outcome, RollKind
 
 
-def outcome_text(outcome: Outcome) -> str:
-    """The roll die by die (D4 Math form) and what it did."""
+def outcome_text(outcome: Outcome, names: Mapping[str, str] | None = None) -> str:
+    """The roll die by die (D4 Math form) and what it did; ``names`` maps ids to names."""
+
+    def name(creature_id: str | None) -> str | None:
+        return names.get(creature_id, creature_id) if names and creature_id else creature_id
+
     if outcome.faces:
         rolled = render_d4_math(roll(parse(outcome.expression), entered=outcome.faces))
     else:
         rolled = f"{outcome.expression} = {outcome.total}"
-    parts = [f"{outcome.roller} rolls {rolled}"]
+    parts = [f"{name(outcome.roller)} rolls {rolled}"]
     if outcome.kind is RollKind.INITIATIVE:
         parts.append("for initiative")
     if outcome.damage is not None:
-        parts.append(f"→ {outcome.damage} damage to {outcome.target}")
+        parts.append(f"→ {outcome.damage} damage to {name(outcome.target)}")
     if outcome.success is not None:
         parts.append(f"vs DC {outcome.dc}: {'success' if outcome.success else 'failure'}")
     if outcome.downed:
-        parts.append(f"— {outcome.target} is down!")
+        parts.append(f"— {name(outcome.target)} is down!")
     return " ".join(parts)
 
 
 def command_story(encounter: Encounter, command: Command, outcome: Outcome | None) -> str:
     """One line telling what a command did (for the play session and ``caltrop replay``)."""
     if outcome is not None:
-        return outcome_text(outcome)
+        return outcome_text(outcome, {c.id: c.name for c in encounter.creatures})
     if isinstance(command, Act):
         actor = encounter.creature(command.actor)
         action = actor.action(command.action)
@@ -154,7 +160,9 @@ def pending_panel(encounter: Encounter) -> RenderableType | None:
         lines.append("type 'roll' (or 'roll 3,1,4,…' for physical dice)")
     else:
         lines.append(
-            f"{encounter.creature(decider).name} may react (or '{decider}: pass'); 'roll' rolls now"
+            f"{encounter.creature(decider).name} may react: "
+            + " | ".join(str(c) for c in encounter.legal_actions(decider))
+            + "  (or type 'roll' to roll now)"
         )
     return Panel("\n".join(lines), title="reaction window", border_style="yellow")
 

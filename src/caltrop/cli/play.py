@@ -10,30 +10,32 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from caltrop.cli.encounter_view import command_story, screen
 from caltrop.content import (
+    bundled_encounters,
     default_encounter_path,
     encounter_from_dict,
     encounter_to_dict,
     load_encounter,
 )
 from caltrop.core.commands import parse_command
-from caltrop.encounter import Encounter
+from caltrop.encounter import TERMINAL, Encounter
 from caltrop.errors import CaltropError
 
 HELP = """\
 Commands (one per line):
-  aria: strike goblin with dagger +adv:torch   declare an action (advantage with a source key)
-  aria: pick-lock dc 12                        a check against a DC
-  bron: hinder                                 a team action on the pending roll (R15)
-  bron: pass                                   decline to react to the pending roll
-  roll                                         roll the pending roll with the seeded RNG
-  roll 3,1,4,4,2,7                             enter physical dice instead
-  aria: end turn                               end the turn (early is fine, R18)
-  gm: call aria Finesse dc 12 [+count-load]    a GM-called roll (R17)
-  gm: end encounter                            stop here
-Session: help, legal [ID], undo, save [FILE], json, quit"""
+  aria: strike goblin-1 with dagger +adv:torch  declare an action (advantage with a source key)
+  aria: pick-lock dc 12                         a check against a DC
+  bron: hinder                                  a team action on the pending roll (R15)
+  bron: pass                                    decline to react to the pending roll
+  roll                                          roll the pending roll with the seeded RNG
+  roll 3,1,4,4,2,7                              enter physical dice instead
+  aria: end turn                                end the turn (early is fine, R18)
+  gm: call aria Finesse dc 12 [+count-load]     a GM-called roll (R17)
+  gm: end encounter                             stop here
+Session: help, legal [ID], undo [N], save [FILE], json, quit (or end of input)"""
 
 
 def write_log(path: Path, encounter: Encounter) -> None:
@@ -59,18 +61,41 @@ def read_log(path: Path) -> Encounter:
         raise CaltropError(
             f"{path}:1: the first line must be a 'begin' event carrying the encounter"
         )
-    definition = encounter_from_dict(events[0]["header"]["definition"])
     try:
+        definition = encounter_from_dict(events[0]["header"]["definition"])
         return Encounter.replay(definition, events)
     except CaltropError as exc:
-        raise CaltropError(f"{path}: {exc}") from exc
+        raise CaltropError(f"{path}: refused, this log does not replay: {exc}") from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CaltropError(f"{path}: refused, not a Caltrop log ({exc!r})") from exc
 
 
 def begin(path: Path | None, seed: int | None) -> Encounter:
+    """Start the encounter of ``path`` (a file or a bundled name; None: the default example)."""
     source = path if path is not None else default_encounter_path()
-    definition = load_encounter(source)
+    try:
+        definition = load_encounter(source)
+    except CaltropError as exc:
+        if path is not None and not path.exists():
+            names = ", ".join(bundled_encounters())
+            raise CaltropError(f"{exc}\n(not a file, nor a bundled encounter: {names})") from exc
+        raise
     header = {"definition": encounter_to_dict(definition)}
     return Encounter.begin(definition, seed, header=header)
+
+
+def _error(console: Console, message: object) -> None:
+    """A refusal in red; the message is text, never rich markup (``'roll [faces]'`` stays)."""
+    console.print(f"[red]✗ {escape(str(message))}[/red]", highlight=False)
+
+
+def _save(console: Console, path: Path, encounter: Encounter) -> bool:
+    try:
+        write_log(path, encounter)
+    except OSError as exc:
+        _error(console, f"cannot save to {path}: {exc.strerror or exc}")
+        return False
+    return True
 
 
 def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
@@ -78,7 +103,8 @@ def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
     while True:
         try:
             line = console.input("[bold]> [/bold]").strip()
-        except EOFError:
+        except (EOFError, KeyboardInterrupt):
+            console.print()
             break
         if not line:
             continue
@@ -93,55 +119,102 @@ def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
             continue
         if word == "legal":
             who = rest.strip() or None
+            if who is not None and who != "gm":
+                try:
+                    encounter.index(who)
+                except CaltropError as exc:
+                    _error(console, exc)
+                    continue
             legal = [str(c) for c in encounter.legal_actions(who)]
             console.print("\n".join(legal) if legal else "nothing", markup=False)
             continue
         if word == "save":
             target = Path(rest.strip()) if rest.strip() else log
             if target is None:
-                console.print("[red]save where? 'save FILE.jsonl' (or start with --log FILE)[/red]")
+                _error(console, "save where? 'save FILE.jsonl' (or start with --log FILE)")
                 continue
-            write_log(target, encounter)
-            console.print(f"saved {len(encounter.commands)} commands to {target}")
+            if _save(console, target, encounter):
+                console.print(
+                    f"saved {len(encounter.commands)} commands to {target}",
+                    markup=False,
+                    highlight=False,
+                )
             continue
         if word == "undo":
-            try:
-                undone = encounter.undo()
-            except CaltropError as exc:
-                console.print(f"[red]{exc}[/red]")
+            count = rest.strip() or "1"
+            if not count.isdigit() or int(count) < 1:
+                _error(console, f"'undo' or 'undo N' (N commands back), not {line!r}")
                 continue
-            console.print(f"undone: {undone}", markup=False)
+            if int(count) > len(encounter.commands):
+                _error(console, f"nothing to undo: {len(encounter.commands)} commands so far")
+                continue
+            for _ in range(int(count)):
+                console.print(f"undone: {encounter.undo()}", markup=False, highlight=False)
         else:
             try:
                 command = parse_command(line)
                 outcome = encounter.apply(command)
             except CaltropError as exc:
-                console.print(f"[red]✗ {exc}[/red]", highlight=False)
+                _error(console, exc)
                 continue
             console.print(command_story(encounter, command, outcome), markup=False, highlight=False)
         if log is not None:
-            write_log(log, encounter)
+            _save(console, log, encounter)
         console.print(screen(encounter))
-    if log is not None:
-        write_log(log, encounter)
-        console.print(f"log saved to {log}")
+        if encounter.current() == TERMINAL:
+            console.print("('undo' takes the last command back; 'quit' ends the session)")
+    if log is not None and _save(console, log, encounter):
+        console.print(f"log saved to {log}", markup=False, highlight=False)
 
 
 def play(
     encounter_file: Annotated[
-        Path | None, typer.Argument(help="Encounter YAML (default: the bundled example)")
+        Path | None,
+        typer.Argument(
+            help="An encounter YAML file, or a bundled example by name: goblin-ambush (the "
+            "default) or orc-bridge",
+            metavar="ENCOUNTER",
+            show_default=False,
+        ),
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the dice (recorded in the log)")] = None,
     log: Annotated[Path | None, typer.Option(help="Save the log here after every command")] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            help="Go on with a saved log (its encounter and seed); it is saved to as play goes "
+            "on, unless --log names another file",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run an encounter at the terminal: declare, react, roll (or type physical dice), undo, save."""
     console = Console()
+    errors = Console(stderr=True)
     try:
-        encounter = begin(encounter_file, seed)
-    except CaltropError as exc:
-        console.print(f"[red]{exc}[/red]", highlight=False)
+        if resume is not None:
+            if encounter_file is not None or seed is not None:
+                raise CaltropError(
+                    "--resume takes the encounter and the seed from the log: "
+                    "give no encounter file and no --seed"
+                )
+            encounter = read_log(resume)
+            log = log if log is not None else resume
+        else:
+            encounter = begin(encounter_file, seed)
+    except OSError as exc:
+        errors.print(f"[red]{escape(f'{resume}: {exc.strerror or exc}')}[/red]", highlight=False)
         raise typer.Exit(2) from None
-    console.print(f"[bold]{encounter.definition.name}[/bold] — seed {encounter.seed}; type 'help'")
+    except CaltropError as exc:
+        errors.print(f"[red]{escape(str(exc))}[/red]", highlight=False)
+        raise typer.Exit(2) from None
+    if log is not None and not _save(errors, log, encounter):
+        raise typer.Exit(2)
+    resumed = f", resumed after {len(encounter.commands)} commands" if resume else ""
+    console.print(
+        f"[bold]{escape(encounter.definition.name)}[/bold] — seed {encounter.seed}{resumed}; "
+        "type 'help'"
+    )
     _session(encounter, console, log)
 
 
@@ -153,8 +226,13 @@ def replay(
     console = Console()
     try:
         encounter = read_log(log_file)
-    except (CaltropError, OSError) as exc:
-        Console(stderr=True).print(f"[red]{exc}[/red]", highlight=False)
+    except OSError as exc:
+        Console(stderr=True).print(
+            f"[red]{escape(f'{log_file}: {exc.strerror or exc}')}[/red]", highlight=False
+        )
+        raise typer.Exit(2) from None
+    except CaltropError as exc:
+        Console(stderr=True).print(f"[red]{escape(str(exc))}[/red]", highlight=False)
         raise typer.Exit(2) from None
     if as_json:
         typer.echo(encounter.to_json())
