@@ -13,6 +13,7 @@ The text form is one notation shared by the log, the CLI and tests
     gm: call aria finesse dc 12 +count-load        CallRoll: a GM-called roll (R17); Load counts
     gm: call aria finesse +no-count-load           … or not (neither flag: the ruleset's default)
     gm: end encounter                              EndEncounter
+    gm: set goblin aware aria off                  SetFact: the GM's facts (R34, seed 004)
     total 14                                       RollTotal: a chance outcome by its total
 """
 
@@ -148,9 +149,34 @@ class EndEncounter:
         return "gm: end encounter"
 
 
-Command: TypeAlias = Act | EndTurn | Pass | RollDice | RollTotal | CallRoll | EndEncounter
+#: The facts a GM sets in the Action Point module (R34): ``gm: set goblin aware aria off``.
+FACTS = ("prone", "aware", "sight", "at")
+
+
+@dataclass(frozen=True, slots=True)
+class SetFact:
+    """The GM sets a fact the engine does not trace (R34): line of sight, awareness, prone, place.
+
+    ``gm: set aria prone on`` · ``gm: set goblin aware aria off`` (the goblin is not aware of
+    Aria) · ``gm: set goblin sight aria off`` (no line of sight) · ``gm: set aria at 3,4``.
+    """
+
+    subject: str
+    fact: str
+    other: str | None = None
+    value: bool = True
+    at: tuple[float, float] | None = None
+
+    def __str__(self) -> str:
+        if self.at is not None:
+            return f"gm: set {self.subject} at {_num(self.at[0])},{_num(self.at[1])}"
+        other = f" {self.other}" if self.other else ""
+        return f"gm: set {self.subject} {self.fact}{other} {'on' if self.value else 'off'}"
+
+
+Command: TypeAlias = Act | EndTurn | Pass | RollDice | RollTotal | CallRoll | EndEncounter | SetFact
 #: The command classes, for ``isinstance`` checks.
-COMMAND_TYPES = (Act, EndTurn, Pass, RollDice, RollTotal, CallRoll, EndEncounter)
+COMMAND_TYPES = (Act, EndTurn, Pass, RollDice, RollTotal, CallRoll, EndEncounter, SetFact)
 
 #: The actor of a command that is not any creature's decision.
 GM = "gm"
@@ -272,9 +298,36 @@ def _parse_chance(text: str) -> Command:
     )
 
 
+def _parse_set(tokens: list[str], line: str) -> SetFact:
+    usage = (
+        "'gm: set CREATURE prone on|off', 'gm: set CREATURE aware|sight OTHER on|off' "
+        "or 'gm: set CREATURE at X,Y'"
+    )
+    if len(tokens) < 3 or tokens[2] not in FACTS:
+        raise InvalidActionError(f"{line!r}: {usage}")
+    subject = _word(tokens[1], "a creature id", line)
+    fact = tokens[2]
+    if fact == "at":
+        if len(tokens) != 4:
+            raise InvalidActionError(f"{line!r}: {usage}")
+        return SetFact(subject, fact, at=_point(tokens[3], line))
+    rest = tokens[3:]
+    other = None
+    if fact in ("aware", "sight"):
+        if len(rest) != 2:
+            raise InvalidActionError(f"{line!r}: {usage}")
+        other = _word(rest[0], "a creature id", line)
+        rest = rest[1:]
+    if rest not in (["on"], ["off"]):
+        raise InvalidActionError(f"{line!r}: {usage}")
+    return SetFact(subject, fact, other, rest[0] == "on")
+
+
 def _parse_gm(tokens: list[str], line: str) -> Command:
     if tokens == ["end", "encounter"]:
         return EndEncounter()
+    if tokens and tokens[0] == "set":
+        return _parse_set(tokens, line)
     words, advantages, flags = _split_advantages(tokens, line)
     unknown = flags - {"count-load", "no-count-load"}
     if unknown:

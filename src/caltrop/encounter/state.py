@@ -31,6 +31,7 @@ from caltrop.core.commands import (
     Pass,
     RollDice,
     RollTotal,
+    SetFact,
 )
 from caltrop.core.model import (
     ActionDef,
@@ -46,6 +47,7 @@ from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
 from caltrop.dice.roll import EnteredDice, Roll, roll
 from caltrop.economy import EconomyRules, Resources, economy_for
+from caltrop.encounter.facts import apply_fact, check_fact
 from caltrop.encounter.legal import LegalActions
 from caltrop.encounter.pending import PendingRoll, RollKind
 from caltrop.encounter.points import PointsPlan, PointsRules
@@ -577,6 +579,10 @@ class Encounter:
         if isinstance(command, EndEncounter):
             self._not_over()
             return _EndEncounterPlan()
+        if isinstance(command, SetFact):
+            self._not_over()
+            check_fact(self, command)
+            return _FactPlan(command)
         raise InvalidActionError(f"not a command: {command!r}")
 
     def _not_over(self) -> None:
@@ -1060,6 +1066,15 @@ class _CallPlan(_Plan):
                 on_turn=False,
             )
         )
+        return None
+
+
+@dataclass(slots=True)
+class _FactPlan(_Plan):
+    fact: SetFact
+
+    def execute(self, enc: Encounter) -> Outcome | None:
+        apply_fact(enc, self.fact)
         return None
 
 
