@@ -480,8 +480,12 @@ def test_a_missing_file_exits_2_naming_it(tmp_path: Path) -> None:
 
 
 def test_an_unknown_name_lists_the_bundled_encounters() -> None:
+    from caltrop.content import bundled_encounters
+
+    names = sorted(bundled_encounters())
+    assert {"goblin-ambush", "orc-bridge"} <= set(names)
     result = run("play", "goblin-ambsh")
-    assert_user_error(result, "goblin-ambsh", "nor a bundled encounter: goblin-ambush, orc-bridge")
+    assert_user_error(result, "goblin-ambsh", f"nor a bundled encounter: {', '.join(names)}")
 
 
 def test_malformed_yaml_exits_2_naming_file_and_line(tmp_path: Path) -> None:

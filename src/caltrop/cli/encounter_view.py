@@ -9,6 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from caltrop.cli.points_view import points_state_table
 from caltrop.core.commands import Act, CallRoll, Command, EndEncounter, EndTurn, Pass
 from caltrop.core.model import ActionKind, Side
 from caltrop.dice.parse import parse
@@ -34,6 +35,8 @@ def outcome_text(outcome: Outcome, names: Mapping[str, str] | None = None) -> st
         parts.append(f"→ {outcome.damage} damage to {name(outcome.target)}")
     if outcome.success is not None:
         parts.append(f"vs DC {outcome.dc}: {'success' if outcome.success else 'failure'}")
+    if outcome.note:
+        parts.append(f"({outcome.note})")
     if outcome.downed:
         parts.append(f"— {name(outcome.target)} is down!")
     return " ".join(parts)
@@ -43,6 +46,8 @@ def command_story(encounter: Encounter, command: Command, outcome: Outcome | Non
     """One line telling what a command did (for the play session and ``caltrop replay``)."""
     if outcome is not None:
         return outcome_text(outcome, {c.id: c.name for c in encounter.creatures})
+    if isinstance(command, Act) and encounter.module is not None:
+        return f"{encounter.creature(command.actor).name}: {str(command).split(': ', 1)[1]}"
     if isinstance(command, Act):
         actor = encounter.creature(command.actor)
         action = actor.action(command.action)
@@ -99,6 +104,8 @@ def _aspects(encounter: Encounter, i: int) -> str:
 
 def state_table(encounter: Encounter) -> Table:
     """Turn order with Health, resources, Aspect − Load and what each creature may still do."""
+    if encounter.module is not None:
+        return points_state_table(encounter)
     table = Table(
         title=f"{encounter.definition.name} — round {encounter.round}",
         caption="Aspect a→b: Aspect a, a − Load = b.  bold: may do now;  green: gate open;  struck: gate shut",
@@ -152,6 +159,10 @@ def pending_panel(encounter: Encounter) -> RenderableType | None:
         return None
     roller = encounter.creatures[pending.roller]
     what = pending.action.name if pending.action else pending.aspect
+    if pending.kind is RollKind.STAGE:
+        what = f"{pending.context.get('verb')} {pending.stage}"
+        if pending.stage == "defence":
+            what += f" against {pending.context.get('incoming')} damage"
     lines = [f"{roller.name}'s {what} roll is pending: {encounter.pending_expression()}"]
     if pending.advantages:
         lines.append("advantage: " + " ".join(str(a) for a in pending.advantages))

@@ -51,7 +51,7 @@ from caltrop.encounter.facts import apply_fact, check_fact
 from caltrop.encounter.legal import LegalActions
 from caltrop.encounter.pending import PendingRoll, RollKind
 from caltrop.encounter.points import PointsPlan, PointsRules
-from caltrop.errors import IllegalActionError, InvalidActionError
+from caltrop.errors import CaltropError, IllegalActionError, InvalidActionError
 
 #: ``current()`` when a pending roll waits for its dice.
 CHANCE: Final = "chance"
@@ -426,7 +426,7 @@ class Encounter:
             command = parse_command(str(event["command"]))
             try:
                 outcome = encounter.apply(command)
-            except (IllegalActionError, InvalidActionError) as exc:
+            except CaltropError as exc:
                 raise InvalidActionError(f"log event {line_no}: {command}: {exc}") from exc
             recorded = event.get("roll")
             if verify and recorded is not None:
