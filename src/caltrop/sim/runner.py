@@ -1,0 +1,359 @@
+"""The batch runner: thousands of encounters per variant, on paired random streams.
+
+**Paired seeds.** Encounter *i* of a run with seed *S* takes its dice from
+``SeedSequence([S, i, 0])`` and gives each side's policy its own RNG from
+``SeedSequence([S, i, 1, side])`` — the same in every variant. So variant differences are measured
+on paired runs (common random numbers), and the results do not depend on how encounters are
+split into chunks or on how many workers run them: the outcome of encounter *i* is a pure
+function of (definition, policies, S, i).
+
+**Execution.** The encounters of each variant are cut into chunks (:class:`Task`); chunks run in
+this process (``workers=1``), in local worker processes (:class:`~concurrent.futures.
+ProcessPoolExecutor`, the default), or on a Dask cluster (``dask="tcp://scheduler:8786"``, the
+optional ``caltrop[dask]`` extra). Every chunk returns compact numpy arrays
+(:class:`Records`), which are put back in encounter order.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from caltrop.core.commands import Act, RollDice
+from caltrop.core.model import ActionKind, EncounterDef, Side
+from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
+from caltrop.errors import CaltropError
+from caltrop.sim.overrides import Variant
+from caltrop.sim.policies import Policy
+from caltrop.sim.registry import make_policy, policy_entry
+
+#: Winner codes in :attr:`Records.winner`.
+DRAW: Final = 0
+PC_WINS: Final = 1
+NPC_WINS: Final = 2
+SIDES: Final = (Side.PC.value, Side.NPC.value)
+
+#: Rounds after which an encounter is stopped and counted as a draw (a fight nobody can win).
+DEFAULT_MAX_ROUNDS: Final = 100
+
+
+class SimulationError(CaltropError):
+    """A simulation that cannot run as asked (bad options, an encounter that never ends)."""
+
+
+def encounter_streams(seed: int, i: int) -> tuple[int, np.random.Generator, np.random.Generator]:
+    """The random streams of encounter ``i``: the engine's seed, then the PC and NPC policy RNGs."""
+    engine = int(np.random.SeedSequence([seed, i, 0]).generate_state(1, np.uint64)[0])
+    pc = np.random.default_rng(np.random.SeedSequence([seed, i, 1, 0]))
+    npc = np.random.default_rng(np.random.SeedSequence([seed, i, 1, 1]))
+    return engine, pc, npc
+
+
+@dataclass(slots=True)
+class Records:
+    """What happened in a batch of encounters: one row per encounter, one column per creature.
+
+    ``cost`` is the Cost of every action a creature took (its Load gained under Action Load;
+    points paid under another economy), counted when the action resolves; ``reactions`` counts
+    the actions it took on other creatures' rolls, ``team`` the team actions among them
+    (``helps`` giving advantage to an ally, ``hinders`` disadvantage to a foe); ``dealt`` the
+    damage its attacks did.
+    """
+
+    winner: npt.NDArray[np.int8]
+    timeout: npt.NDArray[np.bool_]
+    rounds: npt.NDArray[np.int32]
+    steps: npt.NDArray[np.int32]
+    cost: npt.NDArray[np.int32]
+    dealt: npt.NDArray[np.int32]
+    reactions: npt.NDArray[np.int32]
+    helps: npt.NDArray[np.int32]
+    hinders: npt.NDArray[np.int32]
+    down: npt.NDArray[np.bool_]
+    health: npt.NDArray[np.int32]
+
+    @property
+    def n(self) -> int:
+        return int(self.winner.size)
+
+    @property
+    def team(self) -> npt.NDArray[np.int32]:
+        return self.helps + self.hinders
+
+    @classmethod
+    def empty(cls, m: int, k: int) -> Records:
+        def table() -> npt.NDArray[np.int32]:
+            return np.zeros((m, k), dtype=np.int32)
+
+        return cls(
+            np.zeros(m, dtype=np.int8),
+            np.zeros(m, dtype=np.bool_),
+            np.zeros(m, dtype=np.int32),
+            np.zeros(m, dtype=np.int32),
+            table(),
+            table(),
+            table(),
+            table(),
+            table(),
+            np.zeros((m, k), dtype=np.bool_),
+            table(),
+        )
+
+    @classmethod
+    def concat(cls, parts: Sequence[Records]) -> Records:
+        names = [f for f in cls.__dataclass_fields__]
+        return cls(*(np.concatenate([getattr(p, name) for p in parts]) for name in names))
+
+    def wins(self, side: str) -> npt.NDArray[np.float64]:
+        """1.0 where ``side`` won, else 0.0 (a draw is a win for neither)."""
+        code = PC_WINS if side == Side.PC.value else NPC_WINS
+        wins: npt.NDArray[np.float64] = (self.winner == code).astype(np.float64)
+        return wins
+
+
+def play_recorded(
+    definition: EncounterDef,
+    policies: Mapping[str, Policy],
+    engine_seed: int,
+    out: Records,
+    row: int,
+    *,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+) -> None:
+    """Play one encounter to its end (logs off) and write its row of ``out``."""
+    encounter = Encounter.begin(definition, engine_seed, record=False)
+    creatures = encounter.creatures
+    by_id = {c.id: j for j, c in enumerate(creatures)}
+    side_of = {c.id: c.side.value for c in creatures}
+    cost, dealt = out.cost[row], out.dealt[row]
+    reactions, helps, hinders = out.reactions[row], out.helps[row], out.hinders[row]
+    steps = 0
+    timeout = False
+    while True:
+        who = encounter.current()
+        if who == TERMINAL:
+            break
+        if encounter.round > max_rounds:
+            timeout = True
+            break
+        if who == CHANCE:
+            top = encounter.pending[-1]
+            outcome = encounter.apply(RollDice())
+            if top.kind is RollKind.ACTION and top.action is not None and outcome is not None:
+                cost[top.roller] += top.action.cost
+                if outcome.damage:
+                    dealt[top.roller] += outcome.damage
+        else:
+            command = policies[side_of[who]].choose(encounter, who)
+            reacting = bool(encounter.pending)
+            encounter.apply(command)
+            if isinstance(command, Act):
+                j = by_id[who]
+                action = creatures[j].action(command.action)
+                assert action is not None
+                if action.kind in (ActionKind.TEAM, ActionKind.EFFECT):
+                    cost[j] += action.cost  # paid at once (no roll to resolve)
+                if reacting:
+                    reactions[j] += 1
+                    if action.kind is ActionKind.TEAM and action.grant is not None:
+                        if action.grant.kind == "adv":
+                            helps[j] += 1
+                        else:
+                            hinders[j] += 1
+        steps += 1
+    if encounter.winner is Side.PC:
+        out.winner[row] = PC_WINS
+    elif encounter.winner is Side.NPC:
+        out.winner[row] = NPC_WINS
+    out.timeout[row] = timeout
+    out.rounds[row] = encounter.round
+    out.steps[row] = steps
+    out.down[row] = encounter.down
+    out.health[row] = encounter.health
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A chunk of work: encounters ``start`` … ``stop − 1`` of one variant."""
+
+    variant: int
+    definition: EncounterDef
+    policies: tuple[tuple[str, str], ...]
+    seed: int
+    start: int
+    stop: int
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+
+
+def run_task(task: Task) -> tuple[int, int, Records]:
+    """Run one chunk (in any process or on any Dask worker): ``(variant, start, records)``."""
+    names = dict(task.policies)
+    records = Records.empty(task.stop - task.start, len(task.definition.participants))
+    for row, i in enumerate(range(task.start, task.stop)):
+        engine_seed, pc_rng, npc_rng = encounter_streams(task.seed, i)
+        policies = {
+            Side.PC.value: make_policy(names[Side.PC.value], pc_rng),
+            Side.NPC.value: make_policy(names[Side.NPC.value], npc_rng),
+        }
+        play_recorded(
+            task.definition, policies, engine_seed, records, row, max_rounds=task.max_rounds
+        )
+    return task.variant, task.start, records
+
+
+# -- a whole run ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class VariantRun:
+    """The results of one variant: its name, its overrides, the definition played, the rows."""
+
+    variant: Variant
+    definition: EncounterDef
+    records: Records
+
+    @property
+    def name(self) -> str:
+        return self.variant.name
+
+
+@dataclass(frozen=True, slots=True)
+class SimResult:
+    """A run: every variant's records, and how they were made."""
+
+    encounter: str
+    seed: int
+    n: int
+    policies: dict[str, str]
+    runs: tuple[VariantRun, ...]
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve_policies(
+    from_file: Mapping[str, str], given: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Each side's policy name: the given one, else the encounter file's, else ``tactical``.
+    Unknown names fail here, before any work starts."""
+    out: dict[str, str] = {}
+    for side in SIDES:
+        name = (given or {}).get(side) or from_file.get(side) or "tactical"
+        policy_entry(name)
+        out[side] = name
+    return out
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def plan_tasks(
+    definitions: Sequence[EncounterDef],
+    policies: Mapping[str, str],
+    *,
+    n: int,
+    seed: int,
+    chunk: int,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+) -> list[Task]:
+    """Chunks of ``chunk`` encounters for every variant, interleaved so that every variant
+    advances together (a progress bar then shows them all moving)."""
+    pol = tuple(sorted(policies.items()))
+    tasks: list[Task] = []
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        for v, definition in enumerate(definitions):
+            tasks.append(Task(v, definition, pol, seed, start, stop, max_rounds))
+    return tasks
+
+
+def chunk_size(n: int, variants: int, workers: int) -> int:
+    """About eight chunks per worker, each of 20 to 500 encounters."""
+    per = math.ceil(n * variants / max(1, workers * 8))
+    return max(1, min(n, max(20, min(500, per))))
+
+
+def _execute(tasks: Sequence[Task], workers: int, dask: Any) -> Iterator[tuple[int, int, Records]]:
+    if dask is not None:
+        yield from _execute_dask(tasks, dask)
+        return
+    if workers <= 1:
+        for task in tasks:
+            yield run_task(task)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures: list[Future[tuple[int, int, Records]]] = [
+            pool.submit(run_task, task) for task in tasks
+        ]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def _execute_dask(tasks: Sequence[Task], dask: Any) -> Iterator[tuple[int, int, Records]]:
+    """Run the chunks on a Dask cluster: ``dask`` is a scheduler address or a ``Client``."""
+    try:
+        from distributed import Client
+        from distributed import as_completed as dask_completed
+    except ImportError:  # pragma: no cover - the extra is in the dev dependencies
+        raise SimulationError(
+            "--dask needs the optional extra: pip install 'caltrop[dask]'"
+        ) from None
+    own = not isinstance(dask, Client)
+    client = Client(dask) if own else dask  # type: ignore[no-untyped-call]
+    try:
+        futures = client.map(run_task, list(tasks), pure=False)
+        for future in dask_completed(futures):  # type: ignore[no-untyped-call]
+            yield future.result()
+    finally:
+        if own:
+            client.close()
+
+
+def simulate(
+    definition: EncounterDef,
+    variants: Sequence[Variant],
+    policies: Mapping[str, str],
+    *,
+    n: int,
+    seed: int,
+    workers: int = 1,
+    dask: Any = None,
+    chunk: int | None = None,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    progress: Callable[[int], None] | None = None,
+    encounter_name: str | None = None,
+) -> SimResult:
+    """Play ``n`` encounters of every variant of ``definition`` on paired seeds.
+
+    ``progress(k)`` is called as chunks finish with the number of encounters just done.
+    """
+    if n < 1:
+        raise SimulationError("--n must be at least 1")
+    if seed < 0:
+        raise SimulationError("--seed must be 0 or more")
+    if not variants:
+        variants = [Variant("baseline")]
+    names = [v.name for v in variants]
+    if len(set(names)) != len(names):
+        raise SimulationError(f"variant names must differ: {', '.join(names)}")
+    definitions = [v.apply(definition) for v in variants]
+    policies = resolve_policies(policies)
+    size = chunk or chunk_size(n, len(variants), 1 if dask is None and workers <= 1 else workers)
+    tasks = plan_tasks(definitions, policies, n=n, seed=seed, chunk=size, max_rounds=max_rounds)
+    parts: list[dict[int, Records]] = [{} for _ in variants]
+    for v, start, records in _execute(tasks, workers, dask):
+        parts[v][start] = records
+        if progress is not None:
+            progress(records.n)
+    runs = tuple(
+        VariantRun(variant, d, Records.concat([p[s] for s in sorted(p)]))
+        for variant, d, p in zip(variants, definitions, parts, strict=True)
+    )
+    return SimResult(encounter_name or definition.name, seed, n, dict(policies), runs, max_rounds)

@@ -1,0 +1,660 @@
+"""Tactics a GM would call sensible: :class:`TacticalPolicy`, and the pieces it is built from.
+
+The policy makes one-step decisions, each scored in one unit, **harm**: the share of a
+creature's remaining Health an attack is expected to take, plus the chance that it downs the
+creature, both weighted by the creature's *threat* (the damage it deals in a turn)::
+
+    harm(attack on t) = threat(t) × (E[min(damage, health_t)] / health_t + P(damage ≥ health_t))
+
+All of it comes from the exact dice distributions of :mod:`caltrop.dice` (cached), so a policy
+decision costs a few dictionary look-ups. With it:
+
+* **Focus the weakest reachable enemy.** On its turn a creature scores every legal attack (each
+  target, weapon and action: only reachable targets are legal) by harm; wounded and dangerous
+  enemies score highest, and a likely kill highest of all.
+* **Keep Load in reserve.** What the creature's Load (or points) will still buy before it next
+  resets is valued by :meth:`TacticalPolicy.budget_value`: its remaining attacks this turn, and
+  the reactions it expects to want (an enemy's attack on an ally to hinder, an ally's attack to
+  help) in the turns before its reset. An action is taken only if its own score plus what is
+  left of the budget beats keeping the budget; otherwise the turn ends early (R18) with Load in
+  hand. Which turns come before the reset is the economy's business: an :class:`Advisor`
+  registered per economy answers it (Action Load: R10 at the own turn, or every round, R19).
+* **Help or hinder only when it changes the odds.** In a reaction window a team action is scored
+  by the change in harm of the pending roll with one more (or one fewer) d4, exactly; it is
+  taken only when that gain exceeds both ``min_gain`` and what spending the Load costs the
+  budget. A source key already on the roll adds nothing (R14) and is never paid for again.
+* **End the turn when nothing good remains.**
+
+Extension points for other economies (the Action Point module's Block or Dodge by expected
+damage, aim before a long shot): register an :class:`Advisor` for the economy with
+:func:`register_advisor`, and add rules to :attr:`TacticalPolicy.turn_rules` /
+:attr:`TacticalPolicy.reaction_rules` — each rule scores the commands it understands (returns
+None for the others), so new kinds of action slot in beside the Action Load ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
+
+import numpy as np
+
+from caltrop.core.commands import Act, Command, EndTurn, Pass
+from caltrop.core.model import ActionDef, ActionKind, CreatureDef, EncounterDef, LoadReset, Weapon
+from caltrop.core.pool import Advantage, net_advantage
+from caltrop.dice.ast import Dice, Expr, Term
+from caltrop.dice.distribution import distribution
+from caltrop.economy import Resources
+from caltrop.encounter import Encounter
+
+#: Team actions that only make sense on an attack aimed at the one who takes them ("Twist away
+#: from an attack aimed at you"): matched against the action's source key.
+SELF_ONLY_SOURCES: frozenset[str] = frozenset({"dodge"})
+
+#: Attacks a creature is assumed to make per turn at most, when valuing a budget.
+_MAX_ATTACKS = 4
+
+
+# -- the numbers behind every score -------------------------------------------------------------
+
+
+@lru_cache(maxsize=65536)
+def attack_odds(expr: Expr, evasion: int, health: int) -> tuple[float, float]:
+    """``(E[min(damage, health)], P(damage ≥ health))`` of ``expr`` against Evasion (R16)."""
+    dist = distribution(expr)
+    damage = np.maximum(np.arange(dist.min, dist.max + 1) - evasion, 0)
+    probs = dist.probabilities
+    capped = float(np.dot(np.minimum(damage, health), probs))
+    kill = float(probs[damage >= health].sum()) if health > 0 else 1.0
+    return capped, kill
+
+
+def harm(expr: Expr, evasion: int, health: int, threat: float) -> float:
+    """The harm an attack rolling ``expr`` does to a creature (see the module docs)."""
+    if health <= 0:
+        return 0.0
+    capped, kill = attack_odds(expr, evasion, health)
+    return threat * (capped / health + kill)
+
+
+def roll_expr(
+    encounter: Encounter,
+    i: int,
+    action: ActionDef,
+    weapon: Weapon | None,
+    net_adv: int,
+    resources: Resources | None = None,
+) -> Expr:
+    """The dice creature ``i`` rolls for ``action`` with ``net_adv``, at ``resources`` (default:
+    its current ones): the economy's d4 pool, then the weapon's and the action's extra dice."""
+    creature = encounter.creatures[i]
+    res = encounter.resources[i] if resources is None else resources
+    d4 = encounter.economy.pool(creature, res, action, net_adv)
+    terms = [Term(1, Dice(d4, 4))]
+    if weapon is not None:
+        terms.extend(weapon.dice.terms)
+    if action.extra is not None:
+        terms.extend(action.extra.terms)
+    return Expr(tuple(terms))
+
+
+def best_weapon(creature: CreatureDef, action: ActionDef) -> Weapon | None:
+    """The weapon an action would use: the one with the highest mean among those that fit."""
+    if not action.uses_weapon:
+        return None
+    fitting = [
+        w for w in creature.weapons if action.weapon_kind is None or w.kind is action.weapon_kind
+    ]
+    if not fitting:
+        return None
+    return max(fitting, key=lambda w: distribution(w.dice).mean)
+
+
+def _attacks(creature: CreatureDef) -> list[ActionDef]:
+    return [
+        a
+        for a in creature.actions
+        if a.kind is ActionKind.ATTACK
+        and a.aspect in creature.aspects
+        and (not a.uses_weapon or best_weapon(creature, a) is not None)
+    ]
+
+
+def resources_key(resources: Resources) -> tuple[Any, ...]:
+    """A hashable summary of a creature's resources (its Load, or its points)."""
+    return tuple(resources.as_dict().items())
+
+
+# -- profile: what the tactics precompute once per encounter definition -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Per creature (by index): its attacks with the weapon each would use, its cheapest
+    reaction team action, the grants its reactions give, and its threat — the expected damage
+    of one fresh turn of attacks against the mean Evasion of the other side (at least 1, so that
+    no creature is worth nothing)."""
+
+    attacks: tuple[tuple[tuple[ActionDef, Weapon | None], ...], ...]
+    reaction: tuple[ActionDef | None, ...]
+    grants: tuple[frozenset[tuple[str, str]], ...]
+    threat: tuple[float, ...]
+    #: memoised answers that depend only on the definition and the arguments in their keys
+    memo: dict[tuple[Any, ...], Any]
+
+
+_PROFILES: dict[int, tuple[EncounterDef, Profile]] = {}
+
+
+def profile(definition: EncounterDef) -> Profile:
+    """The :class:`Profile` of a definition (cached by identity: definitions are immutable)."""
+    hit = _PROFILES.get(id(definition))
+    if hit is not None and hit[0] is definition:
+        return hit[1]
+    built = _build_profile(definition)
+    if len(_PROFILES) > 64:
+        _PROFILES.clear()
+    _PROFILES[id(definition)] = (definition, built)
+    return built
+
+
+def _build_profile(definition: EncounterDef) -> Profile:
+    from caltrop.economy import economy_for
+
+    economy = economy_for(definition.ruleset)
+    attacks = tuple(
+        tuple((a, best_weapon(c, a)) for a in _attacks(c)) for c in definition.participants
+    )
+    reaction: list[ActionDef | None] = []
+    grants: list[frozenset[tuple[str, str]]] = []
+    threat: list[float] = []
+    for k, c in enumerate(definition.participants):
+        team = [a for a in c.actions if a.kind is ActionKind.TEAM and a.reaction]
+        reaction.append(
+            min(team, key=lambda a: (a.cost, -c.aspects.get(a.aspect, 0))) if team else None
+        )
+        grants.append(frozenset((a.grant.kind, a.grant.to) for a in team if a.grant is not None))
+        foes = [o for o in definition.participants if o.side is not c.side]
+        evasion = round(sum(o.evasion for o in foes) / len(foes)) if foes else 0
+        total = 0.0
+        res = economy.initial(c)
+        for _ in range(_MAX_ATTACKS):
+            best: tuple[float, ActionDef] | None = None
+            for a, w in attacks[k]:
+                if not economy.gate(c, res, a, on_turn=True):
+                    continue
+                terms = [Term(1, Dice(economy.pool(c, res, a, 0), 4))]
+                if w is not None:
+                    terms.extend(w.dice.terms)
+                if a.extra is not None:
+                    terms.extend(a.extra.terms)
+                ed = distribution(Expr(tuple(terms))).expected_damage(evasion)
+                if best is None or ed > best[0]:
+                    best = (ed, a)
+            if best is None:
+                break
+            total += best[0]
+            economy.pay(c, res, best[1], on_turn=True)
+        threat.append(max(1.0, total))
+    return Profile(attacks, tuple(reaction), tuple(grants), tuple(threat), {})
+
+
+# -- advisors: what an economy tells the tactics ------------------------------------------------
+
+
+class Advisor(Protocol):
+    """Economy-specific facts the tactics need.
+
+    ``segment(encounter, i)`` lists the creatures whose turns come before creature ``i``'s
+    resources next refresh, in order, beginning with the creature whose turn it is now (whose
+    turn may be partly played). If ``i`` itself appears, its own turn spends from the same budget
+    as its reactions (turn reset: only while it is its turn; round reset: any own turn later in
+    the round). ``start_of_turn(encounter, o)`` is what creature ``o`` will have to spend when
+    its turn in the segment begins.
+    """
+
+    def segment(self, encounter: Encounter, i: int) -> list[int]: ...
+
+    def start_of_turn(self, encounter: Encounter, o: int) -> Resources: ...
+
+
+class ActionLoadAdvisor:
+    """Action Load: Load resets at the start of the creature's own turn (R10), or for everyone
+    at the start of each round with ``load_reset: round`` (R19)."""
+
+    def _round_reset(self, encounter: Encounter) -> bool:
+        return encounter.definition.ruleset.load_reset is LoadReset.ROUND
+
+    def segment(self, encounter: Encounter, i: int) -> list[int]:
+        order = [o for o in encounter.order if not encounter.down[o]]
+        owner = encounter.turn_owner
+        if owner is None:
+            return []
+        now = encounter.index(owner)
+        if now not in order:
+            return []
+        pos = order.index(now)
+        if self._round_reset(encounter):
+            # the rest of this round: the turn now and every later turn in the GM's order
+            return order[pos:]
+        out = [now]
+        if now == i:  # my turn: then every other creature's turn until mine comes round again
+            return out + order[pos + 1 :] + order[:pos]
+        k = pos + 1
+        while True:
+            o = order[k % len(order)]
+            if o == i:
+                return out
+            out.append(o)
+            k += 1
+
+    def start_of_turn(self, encounter: Encounter, o: int) -> Resources:
+        if encounter.turn_owner == encounter.creatures[o].id or self._round_reset(encounter):
+            return encounter.resources[o].copy()
+        return encounter.economy.initial(encounter.creatures[o])
+
+
+_ADVISORS: dict[str, Callable[[], Advisor]] = {"action_load": ActionLoadAdvisor}
+
+
+def register_advisor(economy: str, factory: Callable[[], Advisor]) -> None:
+    """Tell the tactics how an economy refreshes (the Action Point module registers its own)."""
+    _ADVISORS[economy] = factory
+
+
+def advisor_for(encounter: Encounter) -> Advisor:
+    """The advisor of the encounter's economy; an unknown economy is treated like turn reset."""
+    return _ADVISORS.get(encounter.economy.name, ActionLoadAdvisor)()
+
+
+# -- rules: scoring the commands a policy may choose --------------------------------------------
+
+
+class TurnRule(Protocol):
+    """Scores an on-turn command (in harm) or returns None if it is not this rule's kind."""
+
+    def __call__(
+        self, policy: TacticalPolicy, encounter: Encounter, i: int, command: Act
+    ) -> float | None: ...
+
+
+class ReactionRule(Protocol):
+    """Scores a reaction to the pending roll (in harm) or returns None if not this rule's kind."""
+
+    def __call__(
+        self, policy: TacticalPolicy, encounter: Encounter, i: int, command: Act
+    ) -> float | None: ...
+
+
+def score_attack(
+    policy: TacticalPolicy, encounter: Encounter, i: int, command: Act
+) -> float | None:
+    """An attack: its harm to the target, with the boons the attacker holds (R14)."""
+    creature = encounter.creatures[i]
+    action = creature.action(command.action)
+    if action is None or action.kind is not ActionKind.ATTACK or not command.targets:
+        return None
+    t = encounter.index(command.targets[0])
+    weapon = (
+        creature.weapon(command.weapons[0]) if command.weapons else best_weapon(creature, action)
+    )
+    net = net_advantage(list(command.advantages) + list(encounter.boons[i]))
+    expr = roll_expr(encounter, i, action, weapon, net)
+    return policy.harm_to(encounter, t, expr)
+
+
+def score_boon(policy: TacticalPolicy, encounter: Encounter, i: int, command: Act) -> float | None:
+    """An effect granting advantage on an ally's next roll (Watch My Back, a rally): the extra
+    harm of that ally's best attack on its likely target with one more d4, discounted."""
+    creature = encounter.creatures[i]
+    action = creature.action(command.action)
+    if action is None or action.kind is not ActionKind.EFFECT or action.grant is None:
+        return None
+    if not command.targets or action.grant.to != "ally" or action.grant.kind != "adv":
+        return 0.0
+    j = encounter.index(command.targets[0])
+    boons = list(encounter.boons[j])
+    before = net_advantage(boons)
+    after = net_advantage([*boons, Advantage("adv", action.source_key)])
+    if after == before:
+        return 0.0  # R14: the source is already on the ally's next roll
+    return policy.discount * policy.swing(encounter, j, encounter.resources[j], after - before)
+
+
+def score_team(policy: TacticalPolicy, encounter: Encounter, i: int, command: Act) -> float | None:
+    """A team action on the pending roll: the change of that roll's harm, exactly (R15, R14)."""
+    creature = encounter.creatures[i]
+    action = creature.action(command.action)
+    top = encounter.pending_roll
+    if action is None or action.kind is not ActionKind.TEAM or action.grant is None:
+        return None
+    if top is None or top.action is None or top.action.kind is not ActionKind.ATTACK:
+        return 0.0  # checks and GM-called rolls: no harm to weigh
+    if top.target is None:
+        return 0.0
+    if action.source_key in SELF_ONLY_SOURCES and top.target != i:
+        return 0.0
+    before = top.net_advantage
+    after = net_advantage([*top.advantages, Advantage(action.grant.kind, action.source_key)])
+    if after == before:
+        return 0.0
+    old = policy.harm_to(
+        encounter, top.target, roll_expr(encounter, top.roller, top.action, top.weapon, before)
+    )
+    new = policy.harm_to(
+        encounter, top.target, roll_expr(encounter, top.roller, top.action, top.weapon, after)
+    )
+    mine = encounter.creatures[top.target].side is creature.side
+    return old - new if mine else new - old
+
+
+# -- the policy ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The reactions a creature expects to want before its reset (their values, split into those
+    before a later own turn and those after it), and whether such a later own turn comes."""
+
+    before: tuple[float, ...]
+    after: tuple[float, ...]
+    own_later: bool
+
+
+class TacticalPolicy:
+    """The built-in tactics (see the module docs). Deterministic: same state, same choice.
+
+    ``min_gain`` is the least harm a reaction must change to be worth taking; ``discount``
+    weighs reactions and boons that are only expected (the moment may never come);
+    ``reserve=False`` turns the Load budget off (then every affordable attack is taken).
+    """
+
+    turn_rules: tuple[TurnRule, ...] = (score_attack, score_boon)
+    reaction_rules: tuple[ReactionRule, ...] = (score_team,)
+
+    def __init__(
+        self,
+        rng: np.random.Generator | None = None,
+        *,
+        min_gain: float = 0.05,
+        discount: float = 0.6,
+        reserve: bool = True,
+    ) -> None:
+        self.min_gain = min_gain
+        self.discount = discount
+        self.reserve = reserve
+
+    # -- helpers shared with rules ---------------------------------------------------------------
+
+    def harm_to(self, encounter: Encounter, t: int, expr: Expr) -> float:
+        """:func:`harm` of ``expr`` to creature ``t`` as it stands now."""
+        target = encounter.creatures[t]
+        threat = profile(encounter.definition).threat[t]
+        return harm(expr, target.evasion, encounter.health[t], threat)
+
+    def weakest(self, encounter: Encounter, i: int) -> int | None:
+        """The standing foe of ``i`` with the least Health per threat: the one focused fire picks."""
+        threat = profile(encounter.definition).threat
+        side = encounter.creatures[i].side
+        best: tuple[float, int] | None = None
+        for j, c in enumerate(encounter.creatures):
+            if encounter.down[j] or c.side is side:
+                continue
+            key = encounter.health[j] / threat[j]
+            if best is None or key < best[0]:
+                best = (key, j)
+        return None if best is None else best[1]
+
+    def swing(self, encounter: Encounter, j: int, resources: Resources, delta: int) -> float:
+        """Harm changed when creature ``j``'s best attack (at ``resources``) on the foe it is
+        likely to pick gets ``delta`` more Net Advantage (negative: disadvantage)."""
+        t = self.weakest(encounter, j)
+        if t is None:
+            return 0.0
+        memo = profile(encounter.definition).memo
+        key = ("swing", j, resources_key(resources), t, encounter.health[t], delta)
+        hit = memo.get(key)
+        if hit is not None:
+            return float(hit)
+        c = encounter.creatures[j]
+        best_full = 0.0
+        swing = 0.0
+        for action, weapon in profile(encounter.definition).attacks[j]:
+            if not encounter.economy.gate(c, resources, action, on_turn=True):
+                continue
+            full = self.harm_to(encounter, t, roll_expr(encounter, j, action, weapon, 0, resources))
+            if full > best_full:
+                changed = roll_expr(encounter, j, action, weapon, delta, resources)
+                best_full, swing = full, self.harm_to(encounter, t, changed) - full
+        memo[key] = swing
+        return swing
+
+    # -- choosing ---------------------------------------------------------------------------------
+
+    def choose(self, encounter: Encounter, actor: str) -> Command:
+        i = encounter.index(actor)
+        if encounter.pending:
+            return self._react(encounter, i)
+        return self._act(encounter, i)
+
+    def _score(
+        self, rules: Iterable[TurnRule | ReactionRule], encounter: Encounter, i: int, command: Act
+    ) -> float | None:
+        for rule in rules:
+            value = rule(self, encounter, i, command)
+            if value is not None:
+                return value
+        return None
+
+    def _after(
+        self, encounter: Encounter, i: int, action: ActionDef, *, on_turn: bool
+    ) -> Resources:
+        res = encounter.resources[i].copy()
+        encounter.economy.pay(encounter.creatures[i], res, action, on_turn=on_turn)
+        return res
+
+    def _act(self, encounter: Encounter, i: int) -> Command:
+        creature = encounter.creatures[i]
+        scored: list[tuple[float, Act, ActionDef]] = []
+        for command in encounter.legal_actions(creature.id):
+            if not isinstance(command, Act):
+                continue
+            value = self._score(self.turn_rules, encounter, i, command)
+            if value is not None and value > 0:
+                action = creature.action(command.action)
+                assert action is not None
+                scored.append((value, command, action))
+        if not scored:
+            return EndTurn(creature.id)
+        if not self.reserve:
+            return max(scored, key=lambda s: s[0])[1]
+        plan = self.plan(encounter, i)
+        best: tuple[float, Command] = (
+            self.budget_value(encounter, i, encounter.resources[i], plan, own_turn=False),
+            EndTurn(creature.id),
+        )
+        left: dict[str, float] = {}  # the budget after paying depends only on the action
+        for value, command, action in scored:
+            if action.name not in left:
+                after = self._after(encounter, i, action, on_turn=True)
+                left[action.name] = self.budget_value(encounter, i, after, plan, own_turn=True)
+            total = value + left[action.name]
+            if total > best[0] + 1e-12:
+                best = (total, command)
+        return best[1]
+
+    def _react(self, encounter: Encounter, i: int) -> Command:
+        creature = encounter.creatures[i]
+        best: tuple[float, Act, ActionDef] | None = None
+        for command in encounter.legal_actions(creature.id):
+            if not isinstance(command, Act):
+                continue
+            value = self._score(self.reaction_rules, encounter, i, command)
+            if value is not None and value >= self.min_gain and (best is None or value > best[0]):
+                action = creature.action(command.action)
+                assert action is not None
+                best = (value, command, action)
+        if best is None:
+            return Pass(creature.id)
+        if self.reserve:
+            plan = self.plan(encounter, i)
+            own = creature.id == encounter.turn_owner
+            keep = self.budget_value(encounter, i, encounter.resources[i], plan, own_turn=own)
+            after = self._after(encounter, i, best[2], on_turn=False)
+            spend = best[0] + self.budget_value(encounter, i, after, plan, own_turn=own)
+            if spend < keep + self.min_gain:
+                return Pass(creature.id)
+        return best[1]
+
+    # -- the budget -------------------------------------------------------------------------------
+
+    def plan(self, encounter: Encounter, i: int) -> Plan:
+        """The reactions ``i`` expects to want before its next reset (see :class:`Plan`)."""
+        me = encounter.creatures[i]
+        prof = profile(encounter.definition)
+        grants = prof.grants[i]
+        advisor = advisor_for(encounter)
+        segment = advisor.segment(encounter, i)
+        own_later = i in segment[1:] or (
+            bool(segment) and segment[0] == i and encounter.turn_owner != me.id
+        )
+        before: list[float] = []
+        after: list[float] = []
+        seen_own = False
+        for o in segment:
+            if o == i:
+                seen_own = True
+                continue
+            other = encounter.creatures[o]
+            foe = other.side is not me.side
+            if (foe and ("dis", "enemy") not in grants) or (
+                not foe and ("adv", "ally") not in grants
+            ):
+                continue
+            res = advisor.start_of_turn(encounter, o)
+            count = self._attack_count(encounter, o, res)
+            if count == 0:
+                continue
+            gain = abs(self.swing(encounter, o, res, -1 if foe else 1))
+            if gain <= 0:
+                continue
+            target = before if own_later and not seen_own else after
+            target.extend([self.discount * gain] * count)
+        before.sort(reverse=True)
+        after.sort(reverse=True)
+        return Plan(tuple(before), tuple(after), own_later)
+
+    def budget_value(
+        self, encounter: Encounter, i: int, resources: Resources, plan: Plan, *, own_turn: bool
+    ) -> float:
+        """What ``resources`` will still buy before ``i``'s next reset, in harm: the best mix of
+        its own attacks (this turn if ``own_turn``, or a later own turn in the segment) and the
+        reactions it expects, each taken greedily by value within what the gate allows."""
+        creature = encounter.creatures[i]
+        economy = encounter.economy
+        reaction = profile(encounter.definition).reaction[i]
+        attacking = own_turn or plan.own_later
+        best = 0.0
+        res = resources.copy()
+        taken = 0.0
+        for rb in range(len(plan.before) + 1):
+            if rb > 0:
+                if reaction is None or not economy.gate(creature, res, reaction, on_turn=False):
+                    break
+                economy.pay(creature, res, reaction, on_turn=False)
+                taken += plan.before[rb - 1]
+            probe = res.copy()
+            attacks = 0.0
+            for k in range(_MAX_ATTACKS + 1 if attacking else 1):
+                if k > 0:
+                    step = self._best_attack_now(encounter, i, probe)
+                    if step is None:
+                        break
+                    attacks += step[0]
+                    economy.pay(creature, probe, step[1], on_turn=True)
+                total = (
+                    taken
+                    + attacks
+                    + self._reactions_value(encounter, i, probe, plan.after, reaction)
+                )
+                best = max(best, total)
+        return best
+
+    @staticmethod
+    def _attack_count(encounter: Encounter, o: int, res: Resources) -> int:
+        """How many attacks creature ``o`` can make in a row from ``res`` (at most 4)."""
+        memo = profile(encounter.definition).memo
+        key = ("count", o, resources_key(res))
+        hit = memo.get(key)
+        if hit is not None:
+            return int(hit)
+        other = encounter.creatures[o]
+        economy = encounter.economy
+        count = 0
+        for action, _ in profile(encounter.definition).attacks[o]:
+            probe = res.copy()
+            n = 0
+            while n < _MAX_ATTACKS and economy.gate(other, probe, action, on_turn=True):
+                economy.pay(other, probe, action, on_turn=True)
+                n += 1
+            count = max(count, n)
+        memo[key] = count
+        return count
+
+    @staticmethod
+    def _reaction_count(encounter: Encounter, i: int, res: Resources, reaction: ActionDef) -> int:
+        """How many reactions ``i`` can still afford from ``res`` (at most 12)."""
+        memo = profile(encounter.definition).memo
+        key = ("reactions", i, resources_key(res))
+        hit = memo.get(key)
+        if hit is not None:
+            return int(hit)
+        creature = encounter.creatures[i]
+        economy = encounter.economy
+        probe = res.copy()
+        n = 0
+        while n < 12 and economy.gate(creature, probe, reaction, on_turn=False):
+            economy.pay(creature, probe, reaction, on_turn=False)
+            n += 1
+        memo[key] = n
+        return n
+
+    @staticmethod
+    def _reactions_value(
+        encounter: Encounter,
+        i: int,
+        resources: Resources,
+        values: tuple[float, ...],
+        reaction: ActionDef | None,
+    ) -> float:
+        if reaction is None or not values:
+            return 0.0
+        return sum(values[: TacticalPolicy._reaction_count(encounter, i, resources, reaction)])
+
+    def _best_attack_now(
+        self, encounter: Encounter, i: int, resources: Resources
+    ) -> tuple[float, ActionDef] | None:
+        """The best single attack ``i`` could make on its focus target at ``resources``."""
+        t = self.weakest(encounter, i)
+        if t is None:
+            return None
+        c = encounter.creatures[i]
+        net = net_advantage(list(encounter.boons[i]))
+        memo = profile(encounter.definition).memo
+        key = ("attack", i, resources_key(resources), t, encounter.health[t], net)
+        if key in memo:
+            found: tuple[float, ActionDef] | None = memo[key]
+            return found
+        best: tuple[float, ActionDef] | None = None
+        for action, weapon in profile(encounter.definition).attacks[i]:
+            if not encounter.economy.gate(c, resources, action, on_turn=True):
+                continue
+            value = self.harm_to(
+                encounter, t, roll_expr(encounter, i, action, weapon, net, resources)
+            )
+            if best is None or value > best[0]:
+                best = (value, action)
+        memo[key] = best
+        return best

@@ -1,0 +1,142 @@
+"""The batch runner: paired seeds, identical results whatever the workers and chunks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from caltrop.content import load_encounter
+from caltrop.sim.overrides import parse_variant
+from caltrop.sim.runner import (
+    Records,
+    SimulationError,
+    encounter_streams,
+    resolve_policies,
+    simulate,
+)
+from caltrop.sim.summary import summarise
+from tests.sim.tiny import skirmish
+
+VARIANTS = [parse_variant("load_reset=turn"), parse_variant("load_reset=round")]
+TACTICAL = {"pc": "tactical", "npc": "tactical"}
+
+
+def _same(a: Records, b: Records) -> None:
+    for name in Records.__dataclass_fields__:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+def test_streams_depend_only_on_seed_and_index() -> None:
+    e1, pc1, npc1 = encounter_streams(42, 7)
+    e2, pc2, npc2 = encounter_streams(42, 7)
+    assert e1 == e2
+    assert pc1.integers(1 << 30) == pc2.integers(1 << 30)
+    assert npc1.integers(1 << 30) == npc2.integers(1 << 30)
+    assert encounter_streams(42, 8)[0] != e1
+    assert encounter_streams(43, 7)[0] != e1
+
+
+def test_workers_and_chunks_do_not_change_any_encounter() -> None:
+    """Encounter i is the same whether run in this process, in 2 workers, in any chunks."""
+    d = skirmish()
+    one = simulate(d, VARIANTS, TACTICAL, n=30, seed=11, workers=1)
+    two = simulate(d, VARIANTS, TACTICAL, n=30, seed=11, workers=2, chunk=7)
+    small = simulate(d, VARIANTS, TACTICAL, n=30, seed=11, workers=1, chunk=4)
+    for a, b, c in zip(one.runs, two.runs, small.runs, strict=True):
+        _same(a.records, b.records)
+        _same(a.records, c.records)
+    assert summarise(one)["variants"] == summarise(two)["variants"]
+
+
+def test_the_goblin_ambush_in_two_workers_matches_one() -> None:
+    d = load_encounter("goblin-ambush")
+    variants = [parse_variant("baseline")]
+    one = simulate(d, variants, TACTICAL, n=6, seed=5, workers=1)
+    two = simulate(d, variants, TACTICAL, n=6, seed=5, workers=2, chunk=2)
+    _same(one.runs[0].records, two.runs[0].records)
+
+
+def test_a_longer_run_is_the_shorter_run_plus_more() -> None:
+    d = skirmish()
+    short = simulate(d, VARIANTS, TACTICAL, n=10, seed=3)
+    long = simulate(d, VARIANTS, TACTICAL, n=25, seed=3, chunk=6)
+    for s, lg in zip(short.runs, long.runs, strict=True):
+        np.testing.assert_array_equal(s.records.winner, lg.records.winner[:10])
+        np.testing.assert_array_equal(s.records.rounds, lg.records.rounds[:10])
+
+
+def test_identical_variants_differ_by_exactly_zero() -> None:
+    """Paired seeds: the same rules give the same encounters, so the difference is 0 ± 0."""
+    d = skirmish()
+    result = simulate(
+        d,
+        [parse_variant("a:load_reset=turn"), parse_variant("b:load_reset=turn")],
+        {"pc": "random", "npc": "tactical"},
+        n=40,
+        seed=9,
+    )
+    for diff in summarise(result)["differences"]:
+        assert (diff["diff"], diff["lo"], diff["hi"]) == (0.0, 0.0, 0.0)
+
+
+def test_records_count_reactions_costs_and_damage() -> None:
+    d = skirmish()
+    result = simulate(d, [parse_variant("baseline")], TACTICAL, n=60, seed=2)
+    rec = result.runs[0].records
+    assert rec.n == 60
+    assert set(np.unique(rec.winner)) <= {1, 2}
+    sage = 2
+    assert rec.hinders[:, sage].sum() > 0  # the sage hinders the ogre at times
+    assert (rec.reactions >= rec.team).all()
+    assert (rec.cost[:, sage] >= rec.team[:, sage]).all()
+    # every downed creature took at least its Health in damage from the other side
+    ogre_down = rec.down[:, 0]
+    assert (rec.dealt[ogre_down][:, 1:].sum(1) >= 6).all()
+    assert (rec.rounds >= 1).all()
+
+
+def test_summary_shape() -> None:
+    result = simulate(skirmish(), VARIANTS, TACTICAL, n=20, seed=1)
+    data = summarise(result)
+    v = data["variants"][0]
+    assert {"name", "n", "win_rate", "rounds"} <= set(v)
+    assert set(v["win_rate"]) == {"pc", "npc"}
+    assert {"p", "lo", "hi"} == set(v["win_rate"]["pc"])
+    assert {"mean", "median", "p90", "histogram"} <= set(v["rounds"])
+    assert [c["id"] for c in v["creatures"]] == ["ogre", "hero", "sage"]
+    diffs = [d for d in data["differences"] if d["measure"] == "win_rate"]
+    assert {(d["a"], d["b"], d["side"]) for d in diffs} == {
+        ("load_reset=turn", "load_reset=round", "pc"),
+        ("load_reset=turn", "load_reset=round", "npc"),
+    }
+    for d in diffs:
+        assert d["lo"] <= d["diff"] <= d["hi"]
+
+
+def test_policies_from_file_cli_and_default() -> None:
+    assert resolve_policies({"pc": "greedy"}, {"npc": "random"}) == {
+        "pc": "greedy",
+        "npc": "random",
+    }
+    assert resolve_policies({}) == {"pc": "tactical", "npc": "tactical"}
+    with pytest.raises(ValueError, match="no policy named 'clever'"):
+        resolve_policies({"pc": "clever"})
+
+
+def test_bad_runs_are_refused() -> None:
+    with pytest.raises(SimulationError, match="--n"):
+        simulate(skirmish(), [], TACTICAL, n=0, seed=1)
+    with pytest.raises(SimulationError, match="differ"):
+        simulate(skirmish(), [parse_variant("baseline")] * 2, TACTICAL, n=1, seed=1)
+
+
+def test_a_fight_nobody_can_win_stops_at_the_round_cap() -> None:
+    from caltrop.sim.overrides import apply_overrides, parse_override
+
+    stalemate = apply_overrides(
+        skirmish(), [parse_override("pc.evasion=99"), parse_override("npc.evasion=99")]
+    )
+    result = simulate(stalemate, [], TACTICAL, n=3, seed=1, max_rounds=5)
+    rec = result.runs[0].records
+    assert rec.timeout.all()
+    assert (rec.winner == 0).all()
