@@ -74,6 +74,17 @@ class Gate:
         return self.allowed
 
 
+def gate_open(
+    aspect: int, load: int, cost: int, revision: Revision | str = Revision.CURRENT
+) -> bool:
+    """The gate alone, as a bool, for hot loops: R11 Aspect − Load ≥ Cost; R20 legacy also
+    needs Aspect − Load > 0. :func:`check_gate` gives the same answer with the reason."""
+    left = aspect - load
+    if revision == Revision.LEGACY and left <= 0:
+        return False
+    return left >= cost
+
+
 def check_gate(
     aspect: int,
     load: int,

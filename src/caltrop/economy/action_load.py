@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from caltrop.core.model import ActionDef, CreatureDef, LoadReset, Ruleset
-from caltrop.core.pool import Gate, Revision, check_gate, gm_pool_size, pool_size
+from caltrop.core.pool import Gate, Revision, check_gate, gate_open, gm_pool_size, pool_size
 from caltrop.economy.base import Resources
 
 
@@ -82,6 +82,15 @@ class ActionLoadEconomy:
             action.cost,
             self.revision,
             aspect_name=action.aspect,
+        )
+
+    def allows(
+        self, creature: CreatureDef, resources: Resources, action: ActionDef, *, on_turn: bool
+    ) -> bool:
+        """R11 as a bool (the same rule as :meth:`gate`, tested to agree)."""
+        assert isinstance(resources, LoadState)
+        return gate_open(
+            creature.aspects.get(action.aspect, 0), resources.load, action.cost, self.revision
         )
 
     def pool(

@@ -61,6 +61,12 @@ class EconomyRules(Protocol):
         """Whether ``creature`` may take ``action`` now; never depends on advantage (R11)."""
         ...
 
+    def allows(
+        self, creature: CreatureDef, resources: Resources, action: ActionDef, *, on_turn: bool
+    ) -> bool:
+        """``bool(gate(...))`` without building the reason: for legal-action generation."""
+        ...
+
     def pool(
         self, creature: CreatureDef, resources: Resources, action: ActionDef, net_adv: int
     ) -> int:

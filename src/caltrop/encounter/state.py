@@ -531,7 +531,7 @@ class Encounter:
 
     def _candidates(self, i: int, action: ActionDef, top: PendingRoll | None) -> Iterator[Command]:
         creature = self.creatures[i]
-        if not self.economy.gate(creature, self.resources[i], action, on_turn=top is None):
+        if not self.economy.allows(creature, self.resources[i], action, on_turn=top is None):
             return
         if action.kind is ActionKind.TEAM:
             assert top is not None
