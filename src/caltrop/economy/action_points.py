@@ -195,6 +195,11 @@ class ActionPointsEconomy:
         """Whether ``action.cost`` AP can be paid now (R32); never depends on Favor (R2, R11)."""
         return payment(points(resources), action.cost, "ap", on_turn=on_turn, what=action.name)
 
+    def allows(
+        self, creature: CreatureDef, resources: Resources, action: ActionDef, *, on_turn: bool
+    ) -> bool:
+        return bool(self.gate(creature, resources, action, on_turn=on_turn))
+
     def pool(
         self, creature: CreatureDef, resources: Resources, action: ActionDef, net_adv: int
     ) -> int:
