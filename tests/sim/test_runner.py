@@ -115,7 +115,7 @@ def test_summary_shape() -> None:
 
 def test_policies_from_file_cli_and_default() -> None:
     assert resolve_policies({"pc": "greedy"}, {"npc": "random"}) == {
-        "pc": "greedy",
+        "pc": "tactical",
         "npc": "random",
     }
     assert resolve_policies({}) == {"pc": "tactical", "npc": "tactical"}

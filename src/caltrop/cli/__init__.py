@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from caltrop import __version__
-from caltrop.cli import dice_commands, play, pool_command, table_command
+from caltrop.cli import dice_commands, play, pool_command, sim_commands, table_command
 
 app = typer.Typer(
     name="caltrop",
@@ -30,6 +30,8 @@ app.command("pool", context_settings=_NEGATIVE_OK)(pool_command.pool)
 app.command("table")(table_command.table)
 app.command("play")(play.play)
 app.command("replay")(play.replay)
+app.command("sim")(sim_commands.sim)
+app.command("sweep")(sim_commands.sweep)
 
 
 def _version(value: bool) -> None:

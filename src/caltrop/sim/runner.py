@@ -245,8 +245,7 @@ def resolve_policies(
     out: dict[str, str] = {}
     for side in SIDES:
         name = (given or {}).get(side) or from_file.get(side) or "tactical"
-        policy_entry(name)
-        out[side] = name
+        out[side] = policy_entry(name).name  # aliases ("greedy") by their canonical name
     return out
 
 

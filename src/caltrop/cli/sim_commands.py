@@ -1,0 +1,390 @@
+"""``caltrop sim`` (rule variants compared on paired encounters) and ``caltrop sweep`` (one stat
+or option stepped through values). Thin: parse, call :mod:`caltrop.sim`, render."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from caltrop.cli.common import fail, out, print_json
+from caltrop.content import encounter_policies, load_encounter
+from caltrop.core.model import EncounterDef
+from caltrop.errors import CaltropError
+
+EncounterArg = Annotated[
+    str,
+    typer.Argument(
+        help="An encounter file, or a bundled example by name (goblin-ambush, orc-bridge).",
+        show_default=False,
+    ),
+]
+VariantOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--variant",
+        help="A rule variant: KEY=VALUE[,KEY=VALUE…], e.g. load_reset=round, revision=legacy, "
+        "goblin.aspects.Finesse=6; NAME:… names it. Repeat to compare; the first is the baseline.",
+    ),
+]
+NOpt = Annotated[int, typer.Option("--n", min=1, help="Encounters per variant (or per value).")]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option("--seed", min=0, help="Seed of the whole run (default: fresh, and printed)."),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option("--workers", min=1, help="Local worker processes (default: one per CPU)."),
+]
+DaskOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        metavar="ADDRESS",
+        help="Run the chunks on a Dask cluster (tcp://scheduler:8786); needs caltrop[dask].",
+    ),
+]
+PolicyOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--policy",
+        help="Tactics: NAME for both sides, or pc=NAME / npc=NAME (random, attack-weakest, "
+        "tactical). Default: the encounter file's policies, else tactical.",
+    ),
+]
+ReportOpt = Annotated[
+    Path | None,
+    typer.Option("--report", metavar="DIR", help="Write PNG plots and report.md into DIR."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON.")]
+MaxRoundsOpt = Annotated[
+    int,
+    typer.Option("--max-rounds", min=1, help="Stop a fight after this many rounds (a draw)."),
+]
+
+
+def _load(encounter: str) -> tuple[EncounterDef, dict[str, str]]:
+    try:
+        definition = load_encounter(encounter)
+        return definition, encounter_policies(encounter)
+    except (CaltropError, OSError) as exc:
+        fail(str(exc))
+
+
+def _policies(given: Sequence[str] | None) -> dict[str, str]:
+    out_: dict[str, str] = {}
+    for text in given or []:
+        side, eq, name = text.partition("=")
+        if not eq:
+            out_["pc"] = out_["npc"] = text.strip()
+        elif side.strip() in ("pc", "npc"):
+            out_[side.strip()] = name.strip()
+        else:
+            fail(f"--policy {text!r}: write NAME, pc=NAME or npc=NAME")
+    return out_
+
+
+@contextmanager
+def _progress(total: int, what: str, quiet: bool) -> Iterator[Callable[[int], None]]:
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=quiet or not console.is_terminal,
+    ) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda k: bar.advance(task, k)
+
+
+def _seed(seed: int | None) -> int:
+    return secrets.randbits(32) if seed is None else seed
+
+
+def _workers(workers: int | None) -> int:
+    from caltrop.sim.runner import default_workers
+
+    return default_workers() if workers is None else workers
+
+
+def sim(
+    encounter: EncounterArg,
+    variant: VariantOpt = None,
+    n: NOpt = 2000,
+    seed: SeedOpt = None,
+    workers: WorkersOpt = None,
+    dask: DaskOpt = None,
+    policy: PolicyOpt = None,
+    exact: Annotated[
+        bool,
+        typer.Option(
+            "--exact",
+            help="Also compute the exact win probability under the (deterministic) tactics, "
+            "for small encounters.",
+        ),
+    ] = False,
+    max_states: Annotated[
+        int, typer.Option("--max-states", min=1, help="State cap of --exact.")
+    ] = 100_000,
+    max_rounds: MaxRoundsOpt = 100,
+    report: ReportOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Play an encounter N times under each rule variant, on paired seeds, and compare them."""
+    from caltrop.sim.overrides import parse_variant
+    from caltrop.sim.runner import resolve_policies, simulate
+    from caltrop.sim.summary import summarise
+
+    definition, from_file = _load(encounter)
+    run_seed = _seed(seed)
+    try:
+        variants = [parse_variant(v) for v in (variant or ["baseline"])]
+        policies = resolve_policies(from_file, _policies(policy))
+        for v in variants:
+            v.apply(definition)  # every override is checked before any work starts
+        with _progress(n * len(variants), "encounters", as_json) as advance:
+            result = simulate(
+                definition,
+                variants,
+                policies,
+                n=n,
+                seed=run_seed,
+                workers=_workers(workers),
+                dask=dask,
+                max_rounds=max_rounds,
+                progress=advance,
+                encounter_name=definition.name,
+            )
+        summary = summarise(result)
+        if exact:
+            _add_exact(summary, result, max_states=max_states, max_rounds=max_rounds)
+    except CaltropError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(summary)
+    else:
+        _print_sim(summary)
+    if report is not None:
+        from caltrop.sim.report import write_sim_report
+
+        try:
+            written = write_sim_report(summary, report)
+        except OSError as exc:
+            fail(f"cannot write the report to {report}: {exc}")
+        console = Console(stderr=True) if as_json else out()
+        console.print(f"report written to {written[-1]}", style="dim", soft_wrap=True)
+
+
+def _add_exact(summary: dict[str, Any], result: Any, *, max_states: int, max_rounds: int) -> None:
+    from caltrop.sim.exact import solve
+
+    for entry, run in zip(summary["variants"], result.runs, strict=True):
+        exact = solve(run.definition, result.policies, max_states=max_states, max_rounds=max_rounds)
+        entry["exact"] = exact.as_dict()
+        entry["exact"]["within_interval"] = {
+            side: entry["win_rate"][side]["lo"]
+            <= float(exact.win_rate(side))
+            <= entry["win_rate"][side]["hi"]
+            for side in ("pc", "npc")
+        }
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.1f}%"
+
+
+def _iv(d: dict[str, float]) -> str:
+    return f"{_pct(d['p'])} [{_pct(d['lo'])}, {_pct(d['hi'])}]"
+
+
+def _console() -> Console:
+    console = out()
+    if not console.is_terminal:
+        console.width = max(console.width, 120)  # a file or a pipe: room for the tables
+    return console
+
+
+def _print_sim(summary: dict[str, Any]) -> None:
+    from caltrop.sim.report import diff_text
+
+    console = _console()
+    console.print(
+        f"{summary['encounter']}: {summary['n']:,} encounters per variant, seed {summary['seed']}, "
+        f"policies pc={summary['policies']['pc']} npc={summary['policies']['npc']}",
+        soft_wrap=True,
+    )
+    table = Table(title="Win rate (Wilson 95%) and fight length", title_justify="left")
+    columns = ["variant", "PC win", "NPC win", "rounds mean", "median", "p90"]
+    has_exact = any("exact" in v for v in summary["variants"])
+    if has_exact:
+        columns.append("PC win, exact")
+    for c in columns:
+        table.add_column(c, justify="left" if c == "variant" else "right")
+    for v in summary["variants"]:
+        row = [
+            v["name"],
+            _iv(v["win_rate"]["pc"]),
+            _iv(v["win_rate"]["npc"]),
+            f"{v['rounds']['mean']:.2f}",
+            f"{v['rounds']['median']:g}",
+            f"{v['rounds']['p90']:g}",
+        ]
+        if has_exact:
+            row.append(f"{100 * v['exact']['win_rate']['pc']['p']:.2f}%")
+        table.add_row(*row)
+    console.print(table)
+    side_table = Table(title="Per side, per encounter", title_justify="left")
+    for c in ("variant", "side", "damage/round", "Load used", "reactions", "team actions", "down"):
+        side_table.add_column(c, justify="left" if c in ("variant", "side") else "right")
+    for v in summary["variants"]:
+        for side in ("pc", "npc"):
+            side_table.add_row(
+                v["name"],
+                side,
+                f"{v['damage_per_round'][side]:.2f}",
+                f"{v['cost_per_encounter'][side]:.2f}",
+                f"{v['reactions_per_encounter'][side]:.2f}",
+                f"{v['team_actions_per_encounter'][side]:.2f}",
+                f"{v['down_per_encounter'][side]:.2f}",
+            )
+    console.print(side_table)
+    if summary["differences"]:
+        diffs = Table(title="Paired differences, b − a (95%)", title_justify="left")
+        for c in ("a", "b", "measure", "difference"):
+            diffs.add_column(c, justify="left" if c != "difference" else "right")
+        for d in summary["differences"]:
+            measure = f"{d['side']} win rate" if d["measure"] == "win_rate" else "mean rounds"
+            diffs.add_row(d["a"], d["b"], measure, diff_text(d))
+        console.print(diffs)
+    timeouts = sum(v["timeouts"] for v in summary["variants"])
+    if timeouts:
+        console.print(
+            f"{timeouts} encounter(s) reached --max-rounds {summary['max_rounds']} and count as "
+            "draws",
+            style="yellow",
+        )
+
+
+def sweep(
+    encounter: EncounterArg,
+    param: Annotated[
+        str,
+        typer.Option(
+            "--param",
+            help="What to step: PATH=VALUES, e.g. goblin.aspects.Finesse=2..8, "
+            "load_reset=turn,round, aria.health=10..20..2.",
+            show_default=False,
+        ),
+    ],
+    variant: Annotated[
+        list[str] | None,
+        typer.Option("--variant", help="Overrides applied at every value (KEY=VALUE,…)."),
+    ] = None,
+    n: NOpt = 1000,
+    seed: SeedOpt = None,
+    workers: WorkersOpt = None,
+    dask: DaskOpt = None,
+    policy: PolicyOpt = None,
+    side: Annotated[
+        str, typer.Option("--side", help="Whose win rate names the best value: pc or npc.")
+    ] = "pc",
+    target: Annotated[
+        float | None,
+        typer.Option(
+            "--target",
+            min=0.0,
+            max=1.0,
+            help="Best = the value whose win rate is closest to this (e.g. 0.5 for a fair "
+            "fight); default: the highest win rate.",
+        ),
+    ] = None,
+    max_rounds: MaxRoundsOpt = 100,
+    report: ReportOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Step one stat or option through values: one win rate per value, with its interval."""
+    from caltrop.sim.overrides import Variant, parse_override, parse_sweep, parse_variant
+    from caltrop.sim.runner import resolve_policies, simulate
+    from caltrop.sim.summary import sweep_summary
+
+    if side not in ("pc", "npc"):
+        fail(f"--side must be pc or npc, not {side!r}")
+    definition, from_file = _load(encounter)
+    run_seed = _seed(seed)
+    try:
+        path, values = parse_sweep(param)
+        base = [o for text in (variant or []) for o in parse_variant(text).overrides]
+        key = ".".join(path)
+        variants = [
+            Variant(f"{key}={value}", (*base, parse_override(f"{key}={value}"))) for value in values
+        ]
+        policies = resolve_policies(from_file, _policies(policy))
+        for v in variants:
+            v.apply(definition)
+        with _progress(n * len(variants), "encounters", as_json) as advance:
+            result = simulate(
+                definition,
+                variants,
+                policies,
+                n=n,
+                seed=run_seed,
+                workers=_workers(workers),
+                dask=dask,
+                max_rounds=max_rounds,
+                progress=advance,
+                encounter_name=definition.name,
+            )
+        summary = sweep_summary(result, key, values, side=side, target=target)
+    except CaltropError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(summary)
+    else:
+        _print_sweep(summary)
+    if report is not None:
+        from caltrop.sim.report import write_sweep_report
+
+        try:
+            written = write_sweep_report(summary, report)
+        except OSError as exc:
+            fail(f"cannot write the report to {report}: {exc}")
+        console = Console(stderr=True) if as_json else out()
+        console.print(f"report written to {written[-1]}", style="dim", soft_wrap=True)
+
+
+def _print_sweep(summary: dict[str, Any]) -> None:
+    from caltrop.sim.report import best_text
+
+    console = _console()
+    console.print(
+        f"{summary['encounter']}: sweep of {summary['param']}, {summary['n']:,} encounters per "
+        f"value, seed {summary['seed']}, policies pc={summary['policies']['pc']} "
+        f"npc={summary['policies']['npc']}",
+        soft_wrap=True,
+    )
+    table = Table(title="Win rate (Wilson 95%) per value", title_justify="left")
+    for c in ("value", "PC win", "NPC win", "rounds mean", "p90"):
+        table.add_column(c, justify="right")
+    for p in summary["points"]:
+        table.add_row(
+            p["value"],
+            _iv(p["win_rate"]["pc"]),
+            _iv(p["win_rate"]["npc"]),
+            f"{p['rounds']['mean']:.2f}",
+            f"{p['rounds']['p90']:g}",
+        )
+    console.print(table)
+    console.print(f"Best value ({summary['best']['objective']}): " + best_text(summary["best"]))
+
+
+__all__ = ["sim", "sweep"]

@@ -1,0 +1,180 @@
+"""``caltrop sim`` and ``caltrop sweep`` end to end, at small n."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner, Result
+
+from caltrop.cli import app
+
+
+def run(*args: str) -> Result:
+    return CliRunner(env={"COLUMNS": "160", "NO_COLOR": "1"}).invoke(app, list(args))
+
+
+def run_json(*args: str) -> dict[str, Any]:
+    result = run(*args, "--json")
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def test_sim_json_has_the_documented_shape() -> None:
+    data = run_json(
+        "sim",
+        "orc-bridge",
+        "--variant",
+        "load_reset=turn",
+        "--variant",
+        "load_reset=round",
+        "--n",
+        "24",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+    )
+    assert [v["name"] for v in data["variants"]] == ["load_reset=turn", "load_reset=round"]
+    for v in data["variants"]:
+        assert v["n"] == 24
+        for side in ("pc", "npc"):
+            w = v["win_rate"][side]
+            assert 0 <= w["lo"] <= w["p"] <= w["hi"] <= 1
+        assert {"mean", "median", "p90"} <= set(v["rounds"])
+    wins = [d for d in data["differences"] if d["measure"] == "win_rate"]
+    assert {(d["a"], d["b"], d["side"]) for d in wins} == {
+        ("load_reset=turn", "load_reset=round", "pc"),
+        ("load_reset=turn", "load_reset=round", "npc"),
+    }
+    assert all({"diff", "lo", "hi"} <= set(d) for d in wins)
+    assert data["seed"] == 3
+    assert data["policies"] == {"pc": "tactical", "npc": "tactical"}  # the file says greedy
+
+
+def test_sim_results_do_not_depend_on_workers() -> None:
+    args = ("sim", "orc-bridge", "--variant", "load_reset=round", "--n", "16", "--seed", "8")
+    one = run_json(*args, "--workers", "1")
+    two = run_json(*args, "--workers", "2")
+    assert one == two
+
+
+def test_sim_text_and_report(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    result = run(
+        "sim",
+        "orc-bridge",
+        "--variant",
+        "turn:load_reset=turn",
+        "--variant",
+        "round:load_reset=round",
+        "--n",
+        "12",
+        "--seed",
+        "1",
+        "--workers",
+        "1",
+        "--policy",
+        "pc=attack-weakest",
+        "--report",
+        str(report),
+    )
+    assert result.exit_code == 0, result.output
+    assert "Win rate (Wilson 95%)" in result.stdout
+    assert "Paired differences" in result.stdout
+    assert "pc=attack-weakest npc=tactical" in result.stdout
+    for name in ("win_rates.png", "rounds.png", "per_side.png", "report.md"):
+        assert (report / name).stat().st_size > 0
+    page = (report / "report.md").read_text(encoding="utf-8")
+    assert "| turn |" in page
+    assert "![win_rates.png](win_rates.png)" in page
+
+
+def test_sim_exact_on_a_small_file(tmp_path: Path) -> None:
+    encounter = tmp_path / "duel.yaml"
+    encounter.write_text(
+        """\
+kind: encounter
+name: Duel
+ruleset: current
+participants:
+  - id: hero
+    name: Hero
+    side: pc
+    aspects: {Finesse: 2}
+    health: 4
+    evasion: 1
+    actions:
+      - {name: stab, kind: attack, aspect: Finesse, cost: 1}
+  - id: imp
+    name: Imp
+    side: npc
+    aspects: {Finesse: 2}
+    health: 5
+    evasion: 1
+    actions:
+      - {name: stab, kind: attack, aspect: Finesse, cost: 1}
+policies: {pc: attack-weakest, npc: tactical}
+""",
+        encoding="utf-8",
+    )
+    data = run_json("sim", str(encounter), "--n", "400", "--seed", "2", "--exact", "--workers", "1")
+    exact = data["variants"][0]["exact"]
+    p = exact["win_rate"]["pc"]["p"]
+    assert exact["win_rate"]["pc"]["exact"].count("/") == 1
+    assert abs(p + exact["win_rate"]["npc"]["p"] + exact["win_rate"]["draw"]["p"] - 1) < 1e-12
+    assert exact["within_interval"] == {"pc": True, "npc": True}
+
+
+def test_sim_exact_refuses_a_large_encounter() -> None:
+    result = run("sim", "goblin-ambush", "--n", "2", "--seed", "1", "--exact", "--max-states", "20")
+    assert result.exit_code == 2
+    assert "too large to solve exactly" in result.stderr
+
+
+def test_sim_user_errors() -> None:
+    bad = run("sim", "orc-bridge", "--variant", "load_reset=sometimes", "--n", "2")
+    assert bad.exit_code == 2
+    assert "expected one of turn, round" in bad.stderr
+    unknown = run("sim", "orc-bridge", "--policy", "clever", "--n", "2")
+    assert unknown.exit_code == 2
+    assert "no policy named 'clever'" in unknown.stderr
+    missing = run("sim", "no-such-encounter", "--n", "2")
+    assert missing.exit_code == 2
+    assert "Traceback" not in missing.output
+
+
+def test_sweep_json_text_and_report(tmp_path: Path) -> None:
+    args = ("sweep", "orc-bridge", "--param", "orc-brute.aspects.Might=2..4", "--n", "20")
+    data = run_json(*args, "--seed", "5", "--workers", "1")
+    assert [p["value"] for p in data["points"]] == ["2", "3", "4"]
+    assert data["param"] == "orc-brute.aspects.Might"
+    best = data["best"]
+    assert best["value"] in ("2", "3", "4")
+    assert best["correction"].startswith("Holm")
+    assert len(best["comparisons"]) == 2
+    result = run(
+        *args, "--seed", "5", "--workers", "1", "--target", "0.5", "--report", str(tmp_path)
+    )
+    assert result.exit_code == 0, result.output
+    assert "closest to 0.5" in result.stdout
+    assert (tmp_path / "sweep.png").stat().st_size > 0
+    assert "sweep of `orc-brute.aspects.Might`" in (tmp_path / "report.md").read_text("utf-8")
+
+
+def test_sweep_of_an_option() -> None:
+    data = run_json(
+        "sweep",
+        "orc-bridge",
+        "--param",
+        "load_reset=turn,round",
+        "--n",
+        "8",
+        "--seed",
+        "1",
+        "--workers",
+        "1",
+    )
+    assert [p["value"] for p in data["points"]] == ["turn", "round"]
