@@ -1,0 +1,34 @@
+"""The simulator's benchmark section runs at a tiny size (nothing is timed against a target here)."""
+
+from __future__ import annotations
+
+import io
+
+from benchmarks.run import SECTIONS
+from rich.console import Console
+
+from benchmarks import sim
+
+
+def test_sim_section_runs_and_reports_its_target() -> None:
+    out = io.StringIO()
+    calls: list[int] = []
+
+    def fake_fast(n: int) -> float:
+        calls.append(n)
+        return 0.5
+
+    sim.COMPARISONS["stub engine"] = ("simple", fake_fast)
+    try:
+        targets = sim.run(
+            Console(file=out, width=160), quick=True, sizes={"tactical": 2, "simple": 2}
+        )
+    finally:
+        del sim.COMPARISONS["stub engine"]
+    text = out.getvalue()
+    assert "goblin-ambush" in text
+    assert "stub engine" in text
+    assert calls
+    assert [t.required for t in targets] == ["≥ 2,000 encounters/s"] * 2
+    assert all(t.verdict in {"PASS", "MISS"} for t in targets)
+    assert "sim" in SECTIONS
