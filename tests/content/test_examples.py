@@ -53,6 +53,10 @@ def test_examples_are_found() -> None:
         "rulesets/round-reset.yaml",
         "encounters/goblin-ambush.yaml",
         "encounters/orc-bridge.yaml",
+        "rulesets/action-points.yaml",
+        "action-points/weapons.yaml",
+        "encounters/bridge-duel-ap.yaml",
+        "encounters/warband-ap.yaml",
     } <= names
     assert len([n for n in names if n.startswith("party/")]) == 4
     assert len([n for n in names if n.startswith("monsters/")]) >= 4
@@ -68,7 +72,7 @@ def test_every_example_file_loads_and_is_marked(name: str, entry: Traversable) -
 
 
 def test_bundled_rulesets() -> None:
-    assert list(bundled_rulesets()) == ["current", "legacy", "round-reset"]
+    assert list(bundled_rulesets()) == ["action-points", "current", "legacy", "round-reset"]
     current = load_ruleset("current")
     assert (current.name, current.revision, current.load_reset, current.initiative) == (
         "current",

@@ -23,6 +23,7 @@ from caltrop.core.model import (
     Ruleset,
     Side,
     Weapon,
+    WeaponKind,
 )
 from caltrop.core.pool import Revision
 from caltrop.dice import parse
@@ -90,12 +91,29 @@ actions = st.builds(
     description=st.text(max_size=20),
 )
 
-weapons = st.builds(Weapon, name=words, dice=expressions)
+
+@st.composite
+def weapons(draw: st.DrawFn) -> Weapon:
+    """A weapon, with the Action Point module's attack AP and ranges or without (seed 004)."""
+    kind = draw(st.sampled_from(WeaponKind))
+    close = far = None
+    if kind is WeaponKind.RANGED and draw(st.booleans()):
+        close = draw(small)
+        far = close + draw(small)
+    return Weapon(
+        draw(words),
+        draw(expressions),
+        kind,
+        ap=draw(st.none() | st.integers(1, 6)),
+        close=close,
+        far=far,
+    )
 
 
 @st.composite
 def creatures(draw: st.DrawFn, creature_id: str) -> CreatureDef:
     health = draw(st.integers(0, 30))
+    armed = draw(st.lists(weapons(), max_size=3, unique_by=lambda w: w.name))
     return CreatureDef(
         id=creature_id,
         name=draw(st.text(min_size=1, max_size=12)),
@@ -107,8 +125,11 @@ def creatures(draw: st.DrawFn, creature_id: str) -> CreatureDef:
         exhaustion=draw(st.integers(0, 3)),
         max_health=draw(st.none() | st.integers(health, 40)),
         actions=tuple(draw(st.lists(actions, max_size=4, unique_by=lambda a: a.name))),
-        weapons=tuple(draw(st.lists(weapons, max_size=3, unique_by=lambda w: w.name))),
+        weapons=tuple(armed),
         stats=draw(st.dictionaries(words, st.integers(-5, 10), max_size=2)),
+        equipped=draw(st.none() | st.lists(st.sampled_from([w.name for w in armed])).map(tuple))
+        if armed
+        else draw(st.none() | st.just(())),
     )
 
 
@@ -191,6 +212,51 @@ def _saved() -> dict[str, Any]:
 def test_a_bad_saved_dict_raises_content_error(change: Any, words: list[str]) -> None:
     data = _saved()
     change(data)
+    with pytest.raises(ContentError) as info:
+        encounter_from_dict(data)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_action_point_fields_are_written_only_when_set() -> None:
+    """Seed 004's weapon ``ap``/``close``/``far`` and a creature's ``equipped`` are written when
+    set; a saved definition without them (written before they existed) still loads."""
+    bow = Weapon("bow", parse("1d8"), WeaponKind.RANGED, ap=2, close=10, far=30)
+    scout = CreatureDef(
+        "scout", "Scout", Side.PC, {"Speed": 3}, 8, weapons=(bow,), equipped=("bow",)
+    )
+    data = encounter_to_dict(EncounterDef("Duel", Ruleset(economy=Economy.ACTION_POINTS), (scout,)))
+    saved = data["participants"][0]
+    assert saved["weapons"] == [
+        {"name": "bow", "dice": "1d8", "kind": "ranged", "ap": 2, "close": 10, "far": 30}
+    ]
+    assert saved["equipped"] == ["bow"]
+    assert list(saved)[-1] == "equipped"
+    old = json.loads(json.dumps(data))
+    old["participants"][0].pop("equipped")
+    for key in ("ap", "close", "far"):
+        old["participants"][0]["weapons"][0].pop(key)
+    (loaded,) = encounter_from_dict(old).participants
+    assert loaded.equipped is None
+    assert (loaded.weapons[0].ap, loaded.weapons[0].close, loaded.weapons[0].far) == (None,) * 3
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            lambda w, c: w.__setitem__("close", "near"),
+            ["participants[2].weapons[1].close", "an integer or null", "'near'"],
+        ),
+        (lambda w, c: w.__setitem__("kind", "thrown"), ["weapons[1].kind", "'thrown'"]),
+        (lambda w, c: c.__setitem__("equipped", "bow"), ["participants[2].equipped", "list"]),
+        (lambda w, c: c.__setitem__("equipped", [1]), ["participants[2].equipped", "list"]),
+    ],
+)
+def test_a_bad_saved_action_point_field_raises_content_error(change: Any, words: list[str]) -> None:
+    data = json.loads(json.dumps(encounter_to_dict(load_encounter("bridge-duel-ap"))))
+    creature = data["participants"][1]
+    change(creature["weapons"][0], creature)
     with pytest.raises(ContentError) as info:
         encounter_from_dict(data)
     for word in words:

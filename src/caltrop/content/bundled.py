@@ -36,12 +36,14 @@ def _yaml_files(folder: str) -> dict[str, Traversable]:
 
 
 def bundled_rulesets() -> dict[str, Traversable]:
-    """The bundled rulesets by name: ``current``, ``legacy``, ``round-reset``."""
+    """The bundled rulesets by name: ``action-points`` (seed 004), ``current``, ``legacy``,
+    ``round-reset``."""
     return _yaml_files(RULESETS_DIR)
 
 
 def bundled_encounters() -> dict[str, Traversable]:
-    """The bundled example encounters by name: ``goblin-ambush``, ``orc-bridge``."""
+    """The bundled example encounters by name: ``goblin-ambush``, ``orc-bridge`` (Action Load),
+    ``bridge-duel-ap``, ``warband-ap`` (Action Points)."""
     return _yaml_files(ENCOUNTERS_DIR)
 
 

@@ -13,6 +13,7 @@ libraries.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ from caltrop.content.schema import (
     Document,
     EncounterDocument,
     ParticipantRef,
+    ParticipantSpec,
     RulesetDocument,
     RulesetSpec,
     WeaponsDocument,
@@ -73,6 +75,7 @@ from caltrop.core.model import (
 )
 from caltrop.core.pool import Revision
 from caltrop.dice import parse as parse_dice
+from caltrop.economy.action_points import STAT_DEFAULTS
 
 #: What the public loaders accept: a path on disk, or a bundled resource (``Traversable``).
 ContentPath: TypeAlias = str | os.PathLike[str] | Traversable
@@ -149,6 +152,24 @@ def _known(names: Iterable[str], what: str) -> str:
     return f"known: {shown}"
 
 
+def _did_you_mean(name: str, names: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(names), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+#: Action Point stats (seed 004) that cannot be negative; ``gifted_perception`` is 0 or 1.
+NON_NEGATIVE_STATS: tuple[str, ...] = (
+    "ap",
+    "rp",
+    "stamina",
+    "resistance",
+    "block_rating",
+    "dodge_rating",
+    "travel_speed",
+    "weight",
+)
+
+
 def _looks_like_file(reference: str) -> bool:
     return reference.endswith((".yaml", ".yml")) or "/" in reference or "\\" in reference
 
@@ -160,6 +181,10 @@ class _Loader:
         self._docs: dict[str, _Doc] = {}
         self._checked: set[str] = set()
         self.problems: list[Problem] = []
+        # The economy of the encounter being resolved (None outside an encounter): the Action
+        # Point module checks stat names and weapon ranges of its participants.
+        self.economy: Economy | None = None
+        self.encounter_name = ""
 
     # -- documents -----------------------------------------------------------------------------
 
@@ -268,6 +293,7 @@ class _Loader:
                         lib.actions, action.name, _Found(action, other, ("actions", j)), "action"
                     )
             elif isinstance(model, WeaponsDocument):
+                self.check_weapons_document(other)
                 for j, weapon in enumerate(model.weapons):
                     self._add(
                         lib.weapons, weapon.name, _Found(weapon, other, ("weapons", j)), "weapon"
@@ -421,7 +447,69 @@ class _Loader:
 
     @staticmethod
     def weapon_def(spec: WeaponSpec) -> Weapon:
-        return Weapon(spec.name, parse_dice(spec.dice), WeaponKind(spec.kind))
+        return Weapon(
+            spec.name,
+            parse_dice(spec.dice),
+            WeaponKind(spec.kind),
+            ap=spec.ap,
+            close=spec.close,
+            far=spec.far,
+        )
+
+    def check_weapon(self, spec: WeaponSpec, doc: _Doc, loc: Loc) -> bool:
+        """The rules between a weapon's fields (R39 ranges); records problems, True if none."""
+        before = len(self.problems)
+        given = [n for n in ("close", "far") if getattr(spec, n) is not None]
+        if given and spec.kind != "ranged":
+            self.problems.append(
+                doc.at(
+                    (*loc, given[0]),
+                    f"only ranged weapons have close and far ranges; {spec.name!r} is a "
+                    f"{spec.kind} weapon (add 'kind: ranged', or remove the ranges)",
+                )
+            )
+        elif len(given) == 1:
+            missing = "far" if given == ["close"] else "close"
+            self.problems.append(
+                doc.at(
+                    (*loc, given[0]),
+                    f"a ranged weapon gives both close and far ranges in meters (R39); "
+                    f"{spec.name!r} has no {missing}",
+                )
+            )
+        elif spec.close is not None and spec.far is not None and spec.close > spec.far:
+            self.problems.append(
+                doc.at(
+                    (*loc, "far"),
+                    f"expected far ≥ close ({spec.close} m), got {spec.far}: the far range "
+                    "reaches past the close range (R39)",
+                )
+            )
+        return len(self.problems) == before
+
+    def check_weapons_document(self, doc: _Doc) -> None:
+        if doc.source.key in self._checked:
+            return
+        self._checked.add(doc.source.key)
+        model = doc.model
+        assert isinstance(model, WeaponsDocument)
+        for j, weapon in enumerate(model.weapons):
+            self.check_weapon(weapon, doc, ("weapons", j))
+
+    def check_points_weapon(self, weapon: Weapon, owner: str, doc: _Doc, loc: Loc) -> None:
+        """In an Action Point encounter a ranged weapon needs its ranges (R39)."""
+        if self.economy is not Economy.ACTION_POINTS or weapon.kind is not WeaponKind.RANGED:
+            return
+        if weapon.close is None or weapon.far is None:
+            field_name = "close" if weapon.close is None else "far"
+            self.problems.append(
+                doc.at(
+                    (*loc, field_name),
+                    f"ranged weapon {weapon.name!r} (of {owner}) needs close and far ranges in "
+                    f"meters in the Action Point module (R39), like {{close: 10, far: 30}}; "
+                    f"encounter {self.encounter_name!r} uses economy: action_points",
+                )
+            )
 
     # -- creatures -----------------------------------------------------------------------------
 
@@ -434,6 +522,7 @@ class _Loader:
         *,
         new_id: str | None = None,
         new_name: str | None = None,
+        position: tuple[int, int] | None = None,
     ) -> CreatureDef | None:
         before = len(self.problems)
         if spec.max_health is not None and spec.max_health < spec.health:
@@ -445,8 +534,14 @@ class _Loader:
             )
         weapons = self._weapons(spec, doc, loc, lib)
         actions = self._actions(spec, doc, loc, lib, weapons)
+        equipped = self._equipped(spec, doc, loc, weapons)
+        if self.economy is Economy.ACTION_POINTS:
+            self._check_points_stats(spec, doc, loc)
         if len(self.problems) > before:
             return None
+        stats = dict(spec.stats)
+        if position is not None:
+            stats["x"], stats["y"] = position
         return CreatureDef(
             id=new_id or spec.id,
             name=new_name or spec.name,
@@ -459,8 +554,53 @@ class _Loader:
             max_health=spec.max_health,
             actions=tuple(actions),
             weapons=tuple(weapons),
-            stats=dict(spec.stats),
+            stats=stats,
+            equipped=equipped,
         )
+
+    def _equipped(
+        self, spec: CreatureSpec, doc: _Doc, loc: Loc, weapons: list[Weapon]
+    ) -> tuple[str, ...] | None:
+        """``equipped:`` names weapons of the creature, each once (seed 004, R44)."""
+        if spec.equipped is None:
+            return None
+        names = [w.name for w in weapons]
+        seen: set[str] = set()
+        for j, name in enumerate(spec.equipped):
+            eloc: Loc = (*loc, "equipped", j)
+            if name in seen:
+                self.problems.append(doc.at(eloc, f"{name!r} is listed twice"))
+            elif name not in names:
+                has = ", ".join(names) or "none"
+                self.problems.append(
+                    doc.at(
+                        eloc,
+                        f"equipped weapon {name!r} is not one of {spec.id}'s weapons"
+                        f"{_did_you_mean(name, names)} (has: {has})",
+                    )
+                )
+            seen.add(name)
+        return tuple(spec.equipped)
+
+    def _check_points_stats(self, spec: CreatureSpec, doc: _Doc, loc: Loc) -> None:
+        """An Action Point stat block: known stat names (with a "did you mean"), sane values."""
+        known = ", ".join(STAT_DEFAULTS)
+        for name, value in spec.stats.items():
+            sloc: Loc = (*loc, "stats", name)
+            if name not in STAT_DEFAULTS:
+                self.problems.append(
+                    doc.at(
+                        sloc,
+                        f"unknown stat {name!r} in the Action Point module"
+                        f"{_did_you_mean(name, STAT_DEFAULTS)}; known: {known}",
+                    )
+                )
+            elif name in NON_NEGATIVE_STATS and value < 0:
+                self.problems.append(doc.at(sloc, f"expected a number ≥ 0, got {value}"))
+            elif name == "gifted_perception" and value not in (0, 1):
+                self.problems.append(
+                    doc.at(sloc, f"expected 1 (gifted in Perception, R41) or 0, got {value}")
+                )
 
     def _weapons(self, spec: CreatureSpec, doc: _Doc, loc: Loc, lib: _Library) -> list[Weapon]:
         weapons: list[Weapon] = []
@@ -476,9 +616,17 @@ class _Loader:
                         )
                     )
                     continue
+                if found.doc.kind == "weapons":
+                    self.check_weapons_document(found.doc)
+                if not self.check_weapon(found.value, found.doc, found.loc):
+                    continue
                 weapon = self.weapon_def(found.value)
+                self.check_points_weapon(weapon, spec.id, found.doc, found.loc)
             else:
+                if not self.check_weapon(entry, doc, wloc):
+                    continue
                 weapon = self.weapon_def(entry)
+                self.check_points_weapon(weapon, spec.id, doc, wloc)
             if any(w.name == weapon.name for w in weapons):
                 self.problems.append(
                     doc.at(wloc, f"{spec.id} has two weapons named {weapon.name!r}")
@@ -560,6 +708,8 @@ class _Loader:
         model = doc.model
         assert isinstance(model, EncounterDocument)
         ruleset = self.ruleset_entry(model.ruleset, doc, ("ruleset",))
+        self.economy = None if ruleset is None else ruleset.economy
+        self.encounter_name = model.name
         lib = self.library(doc, model.include, ("actions", "weapons", "creature"), None)
         participants: list[CreatureDef] = []
         first_at: dict[str, int] = {}
@@ -602,10 +752,10 @@ class _Loader:
         )
 
     def _participant(
-        self, entry: str | ParticipantRef | CreatureSpec, doc: _Doc, loc: Loc, lib: _Library
+        self, entry: str | ParticipantRef | ParticipantSpec, doc: _Doc, loc: Loc, lib: _Library
     ) -> CreatureDef | None:
-        if isinstance(entry, CreatureSpec):
-            return self.creature(entry, doc, loc, lib)
+        if isinstance(entry, ParticipantSpec):
+            return self.creature(entry, doc, loc, lib, position=entry.position)
         ref = ParticipantRef(creature=entry) if isinstance(entry, str) else entry
         where = loc if isinstance(entry, str) else (*loc, "creature")
         number = loc[-1] + 1 if isinstance(loc[-1], int) else 0
@@ -629,7 +779,9 @@ class _Loader:
         spec = spec_doc.model
         assert isinstance(spec, CreatureDocument)
         own = self.library(spec_doc, spec.include, ("actions", "weapons"), lib)
-        return self.creature(spec, spec_doc, (), own, new_id=ref.id, new_name=ref.name)
+        return self.creature(
+            spec, spec_doc, (), own, new_id=ref.id, new_name=ref.name, position=ref.position
+        )
 
     # -- local checks for load_document ----------------------------------------------------------
 
@@ -639,6 +791,7 @@ class _Loader:
         if isinstance(model, ActionsDocument):
             self.check_actions_document(doc)
         elif isinstance(model, WeaponsDocument):
+            self.check_weapons_document(doc)
             seen: set[str] = set()
             for j, weapon in enumerate(model.weapons):
                 if weapon.name in seen:
@@ -652,6 +805,9 @@ class _Loader:
             for j, action_entry in enumerate(model.actions):
                 if isinstance(action_entry, ActionSpec):
                     self.check_action(action_entry, doc, ("actions", j))
+            for j, weapon_entry in enumerate(model.weapons):
+                if isinstance(weapon_entry, WeaponSpec):
+                    self.check_weapon(weapon_entry, doc, ("weapons", j))
         elif isinstance(model, EncounterDocument):
             if isinstance(model.ruleset, RulesetSpec):
                 self.ruleset(model.ruleset, doc, ("ruleset",))
@@ -660,6 +816,9 @@ class _Loader:
                     for j, action in enumerate(entry.actions):
                         if isinstance(action, ActionSpec):
                             self.check_action(action, doc, ("participants", i, "actions", j))
+                    for j, inline in enumerate(entry.weapons):
+                        if isinstance(inline, WeaponSpec):
+                            self.check_weapon(inline, doc, ("participants", i, "weapons", j))
 
 
 # -- sources -------------------------------------------------------------------------------------
@@ -725,7 +884,8 @@ def check_file(path: ContentPath) -> Document:
 
 
 def load_ruleset(path: ContentPath = "current") -> Ruleset:
-    """A ruleset file, or a bundled ruleset by name: ``current``, ``legacy``, ``round-reset``."""
+    """A ruleset file, or a bundled ruleset by name: ``current``, ``legacy``, ``round-reset``,
+    ``action-points``."""
     loader, doc = _load(_source(path, RULESETS_DIR), "ruleset")
     ruleset = loader.ruleset_document(doc)
     loader.raise_problems()
@@ -763,7 +923,9 @@ def load_encounter(path: ContentPath) -> EncounterDef:
     """An encounter file with everything it includes and references, ready for the engine.
 
     ``path`` may also be the name of a bundled example encounter (``goblin-ambush``,
-    ``orc-bridge``) or one of the :func:`bundled_encounters` resources.
+    ``orc-bridge``, ``bridge-duel-ap``, ``warband-ap``) or one of the :func:`bundled_encounters`
+    resources. In an ``action_points`` encounter the stat names are checked against the
+    module's stat block and ranged weapons need their ranges.
     """
     loader, doc = _load(_source(path, ENCOUNTERS_DIR), "encounter")
     return loader.encounter(doc)

@@ -118,7 +118,9 @@ class _DocumentHeader(_Model):
 
 
 class RulesetSpec(_Model):
-    """A ruleset: the economy and the Action Load module's options (R17, R19, R20, R21)."""
+    """A ruleset: the economy and its options: the Action Load module's (R17, R19, R20, R21);
+    the Action Point module (``economy: action_points``) uses ``initiative: check`` with
+    ``initiative_aspect: Speed`` (R30)."""
 
     name: Word = "custom"
     description: str = ""
@@ -141,11 +143,20 @@ class RulesetDocument(RulesetSpec):
 
 
 class WeaponSpec(_Model):
-    """A weapon and its extra dice (``dice: 1d8``)."""
+    """A weapon and its extra dice (``dice: 1d8``).
+
+    The Action Point module (seed 004) adds ``ap`` (the AP of an attack with it, and of equipping
+    it: R38, R44) and, for ranged weapons, ``close`` and ``far`` ranges in meters (R39); the
+    loader checks ``close ≤ far`` and that a ranged weapon in an ``action_points`` encounter has
+    both.
+    """
 
     name: Word
     dice: DiceText
     kind: Literal["melee", "ranged"] = "melee"
+    ap: Annotated[int, Field(ge=1)] | None = None
+    close: NonNegative | None = None
+    far: NonNegative | None = None
     description: str = ""
 
 
@@ -255,7 +266,10 @@ WeaponEntry: TypeAlias = Annotated[
 
 
 class CreatureSpec(_Model):
-    """A stat block of the Action Load module (seed 000)."""
+    """A stat block: Aspects, Health and the Action Load numbers (seed 000), ``stats`` for other
+    modules (the Action Point module's names are
+    :data:`caltrop.economy.action_points.STAT_DEFAULTS`), weapons, and ``equipped``: the weapons
+    in hand at the start (seed 004, R44; default: all of them)."""
 
     id: CreatureId
     name: Name
@@ -270,6 +284,7 @@ class CreatureSpec(_Model):
     stats: dict[Word, int] = Field(default_factory=dict)
     actions: list[ActionEntry] = Field(default_factory=list)
     weapons: list[WeaponEntry] = Field(default_factory=list)
+    equipped: list[Word] | None = None
 
 
 class CreatureDocument(CreatureSpec):
@@ -283,12 +298,52 @@ class CreatureDocument(CreatureSpec):
 # -- encounters -------------------------------------------------------------------------------
 
 
+def _position(value: Any) -> Any:
+    """``[x, y]`` in whole meters (R34); kept as the stats ``x`` and ``y``, which are integers."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        got = f"a list of {len(value)}" if isinstance(value, list | tuple) else _shown(value)
+        raise ValueError(f"expected a position [x, y] in meters, like [4, -2], got {got}")
+    for item in value:
+        if isinstance(item, float):
+            raise ValueError(
+                f"expected whole meters, got {item!r}: a position is kept in the stat block's "
+                "integer stats x and y, so write integers (like [4, -2])"
+            )
+        if not isinstance(item, int) or isinstance(item, bool):
+            raise ValueError(f"expected a position [x, y] of integers (meters), got {_shown(item)}")
+    return tuple(value)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, dict):
+        return "a mapping"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+#: A participant's starting position ``[x, y]`` in meters (seed 004, R34).
+Position: TypeAlias = Annotated[tuple[int, int], BeforeValidator(_position)]
+
+
 class ParticipantRef(_Model):
-    """A participant taken from a creature file or an included creature, perhaps renamed."""
+    """A participant taken from a creature file or an included creature, perhaps renamed and
+    placed (``position: [x, y]`` in meters overrides the creature's stats ``x`` and ``y``)."""
 
     creature: Name
     id: CreatureId | None = None
     name: Name | None = None
+    position: Position | None = None
+
+
+class ParticipantSpec(CreatureSpec):
+    """A creature written inside an encounter, perhaps placed with ``position: [x, y]``."""
+
+    position: Position | None = None
 
 
 def _participant_tag(value: Any) -> str | None:
@@ -302,13 +357,13 @@ def _participant_tag(value: Any) -> str | None:
 ParticipantEntry: TypeAlias = Annotated[
     Annotated[Name, Tag(TAG_NAME)]
     | Annotated[ParticipantRef, Tag(TAG_REF)]
-    | Annotated[CreatureSpec, Tag(TAG_INLINE)],
+    | Annotated[ParticipantSpec, Tag(TAG_INLINE)],
     Discriminator(
         _participant_tag,
         custom_error_type="participant_entry",
         custom_error_message=(
-            "expected a creature id or file, {creature: ID-or-FILE, id: ..., name: ...} "
-            "or a creature mapping"
+            "expected a creature id or file, {creature: ID-or-FILE, id: ..., name: ..., "
+            "position: [x, y]} or a creature mapping"
         ),
     ),
 ]
@@ -335,8 +390,8 @@ RulesetEntry: TypeAlias = Annotated[
         _ruleset_tag,
         custom_error_type="ruleset_entry",
         custom_error_message=(
-            "expected a bundled ruleset name (current, legacy, round-reset), a file, "
-            "or a ruleset mapping"
+            "expected a bundled ruleset name (current, legacy, round-reset, action-points), "
+            "a file, or a ruleset mapping"
         ),
     ),
 ]

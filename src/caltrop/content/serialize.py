@@ -54,7 +54,14 @@ def ruleset_to_dict(ruleset: Ruleset) -> dict[str, Any]:
 
 
 def weapon_to_dict(weapon: Weapon) -> dict[str, Any]:
-    return {"name": weapon.name, "dice": str(weapon.dice), "kind": str(weapon.kind)}
+    """A weapon; the Action Point module's ``ap``, ``close`` and ``far`` only when set (so a
+    definition without them is written as before)."""
+    out: dict[str, Any] = {"name": weapon.name, "dice": str(weapon.dice), "kind": str(weapon.kind)}
+    for key in ("ap", "close", "far"):
+        value = getattr(weapon, key)
+        if value is not None:
+            out[key] = value
+    return out
 
 
 def action_to_dict(action: ActionDef) -> dict[str, Any]:
@@ -78,8 +85,9 @@ def action_to_dict(action: ActionDef) -> dict[str, Any]:
 
 
 def creature_to_dict(creature: CreatureDef) -> dict[str, Any]:
-    """A stat block; Aspects and stats keep the order they were written in."""
-    return {
+    """A stat block; Aspects and stats keep the order they were written in. ``equipped`` (seed
+    004) is written only when set: None means "all weapons in hand"."""
+    out: dict[str, Any] = {
         "id": creature.id,
         "name": creature.name,
         "side": str(creature.side),
@@ -93,6 +101,9 @@ def creature_to_dict(creature: CreatureDef) -> dict[str, Any]:
         "actions": [action_to_dict(a) for a in creature.actions],
         "weapons": [weapon_to_dict(w) for w in creature.weapons],
     }
+    if creature.equipped is not None:
+        out["equipped"] = list(creature.equipped)
+    return out
 
 
 def encounter_to_dict(encounter: EncounterDef) -> dict[str, Any]:
@@ -184,6 +195,14 @@ class _Reader:
             self.fail(f"expected a mapping of names to integers, got {describe(value)}", key)
         return dict(value)
 
+    def opt_texts(self, key: str) -> tuple[str, ...] | None:
+        value = self._get(key, False)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(f"expected a list of names or null, got {describe(value)}", key)
+        return tuple(value)
+
     def items(self, key: str) -> list[_Reader]:
         value = self._get(key, True)
         if not isinstance(value, list):
@@ -245,8 +264,14 @@ def _weapon_kind(text: str | None) -> WeaponKind | None:
 def _weapon(r: _Reader) -> Weapon:
     dice = r.dice("dice")
     assert dice is not None
-    kind = r.opt_text("kind")
-    return Weapon(r.text("name"), dice, WeaponKind(kind) if kind else WeaponKind.MELEE)
+    return Weapon(
+        r.text("name"),
+        dice,
+        r.enum("kind", WeaponKind) if r.opt_text("kind") else WeaponKind.MELEE,
+        ap=r.opt_integer("ap"),
+        close=r.opt_integer("close"),
+        far=r.opt_integer("far"),
+    )
 
 
 def _creature(r: _Reader) -> CreatureDef:
@@ -263,6 +288,7 @@ def _creature(r: _Reader) -> CreatureDef:
         stats=r.ints("stats", required=False),
         actions=tuple(_action(a) for a in r.items("actions")),
         weapons=tuple(_weapon(w) for w in r.items("weapons")),
+        equipped=r.opt_texts("equipped"),
     )
 
 
