@@ -17,6 +17,8 @@ optional ``caltrop[dask]`` extra). Every chunk returns compact numpy arrays
 from __future__ import annotations
 
 import math
+import multiprocessing
+import multiprocessing.context
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -156,13 +158,16 @@ def play_recorded(
             encounter.apply(command)
             if isinstance(command, Act):
                 j = by_id[who]
-                action = creatures[j].action(command.action)
-                assert action is not None
-                if action.kind in (ActionKind.TEAM, ActionKind.EFFECT):
+                action = creatures[j].action(command.action)  # None: an economy's own action
+                if action is not None and action.kind in (ActionKind.TEAM, ActionKind.EFFECT):
                     cost[j] += action.cost  # paid at once (no roll to resolve)
                 if reacting:
                     reactions[j] += 1
-                    if action.kind is ActionKind.TEAM and action.grant is not None:
+                    if (
+                        action is not None
+                        and action.kind is ActionKind.TEAM
+                        and action.grant is not None
+                    ):
                         if action.grant.kind == "adv":
                             helps[j] += 1
                         else:
@@ -287,12 +292,22 @@ def _execute(tasks: Sequence[Task], workers: int, dask: Any) -> Iterator[tuple[i
         for task in tasks:
             yield run_task(task)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_process_context()) as pool:
         futures: list[Future[tuple[int, int, Records]]] = [
             pool.submit(run_task, task) for task in tasks
         ]
         for future in as_completed(futures):
             yield future.result()
+
+
+def _process_context() -> multiprocessing.context.BaseContext:
+    """Workers start from a clean process, never a fork of this one (which may hold threads:
+    a progress bar, a Dask client): ``forkserver`` where the platform has it, else ``spawn``."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["caltrop.sim.runner"])
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 def _execute_dask(tasks: Sequence[Task], dask: Any) -> Iterator[tuple[int, int, Records]]:
