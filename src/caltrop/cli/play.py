@@ -172,7 +172,7 @@ def play(
         Path | None,
         typer.Argument(
             help="An encounter YAML file, or a bundled example by name: goblin-ambush (the "
-            "default) or orc-bridge",
+            "default), orc-bridge (Action Load); bridge-duel-ap, warband-ap (Action Points)",
             metavar="ENCOUNTER",
             show_default=False,
         ),
