@@ -171,3 +171,13 @@ def test_tactics_only_choose_legal_commands_and_finish() -> None:
                 enc.apply(command)
             steps += 1
             assert steps < 5000
+
+
+def test_tactics_beat_the_simple_baseline_exactly() -> None:
+    """Exact answers, no sampling: the sage's hinders and the Load budget win fights."""
+    from caltrop.sim.exact import solve
+
+    d = skirmish()
+    tactical = solve(d, {"pc": "tactical", "npc": "tactical"})
+    simple = solve(d, {"pc": "attack-weakest", "npc": "tactical"})
+    assert tactical.pc > simple.pc

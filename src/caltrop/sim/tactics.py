@@ -457,15 +457,14 @@ class TacticalPolicy:
 
     def _act(self, encounter: Encounter, i: int) -> Command:
         creature = encounter.creatures[i]
-        scored: list[tuple[float, Act, ActionDef]] = []
+        scored: list[tuple[float, Act, ActionDef | None]] = []
         for command in encounter.legal_actions(creature.id):
             if not isinstance(command, Act):
                 continue
             value = self._score(self.turn_rules, encounter, i, command)
             if value is not None and value > 0:
-                action = creature.action(command.action)
-                assert action is not None
-                scored.append((value, command, action))
+                # None: an action the economy provides itself (a later rule's business)
+                scored.append((value, command, creature.action(command.action)))
         if not scored:
             return EndTurn(creature.id)
         if not self.reserve:
@@ -477,28 +476,37 @@ class TacticalPolicy:
         )
         left: dict[str, float] = {}  # the budget after paying depends only on the action
         for value, command, action in scored:
-            if action.name not in left:
-                after = self._after(encounter, i, action, on_turn=True)
-                left[action.name] = self.budget_value(encounter, i, after, plan, own_turn=True)
-            total = value + left[action.name]
+            if command.action not in left:
+                after = (
+                    encounter.resources[i]
+                    if action is None
+                    else self._after(encounter, i, action, on_turn=True)
+                )
+                left[command.action] = self.budget_value(encounter, i, after, plan, own_turn=True)
+            total = value + left[command.action]
             if total > best[0] + 1e-12:
                 best = (total, command)
         return best[1]
 
     def _react(self, encounter: Encounter, i: int) -> Command:
         creature = encounter.creatures[i]
-        best: tuple[float, Act, ActionDef] | None = None
+        top = encounter.pending_roll
+        if (
+            self.reaction_rules == TacticalPolicy.reaction_rules
+            and top is not None
+            and (top.action is None or top.action.kind is not ActionKind.ATTACK)
+        ):
+            return Pass(creature.id)  # only attacks have harm to weigh (see score_team)
+        best: tuple[float, Act, ActionDef | None] | None = None
         for command in encounter.legal_actions(creature.id):
             if not isinstance(command, Act):
                 continue
             value = self._score(self.reaction_rules, encounter, i, command)
             if value is not None and value >= self.min_gain and (best is None or value > best[0]):
-                action = creature.action(command.action)
-                assert action is not None
-                best = (value, command, action)
+                best = (value, command, creature.action(command.action))
         if best is None:
             return Pass(creature.id)
-        if self.reserve:
+        if self.reserve and best[2] is not None:
             plan = self.plan(encounter, i)
             own = creature.id == encounter.turn_owner
             keep = self.budget_value(encounter, i, encounter.resources[i], plan, own_turn=own)
