@@ -9,6 +9,12 @@ through the runner with one local worker process per CPU (what ``caltrop sim`` d
 
 Target (issue #5, this 2-core machine): reference engine ≥ 2,000 encounters/s.
 
+Measured with ``python benchmarks/run.py sim`` on 2026-11-30 (AMD EPYC × 2 CPUs, load average
+2.8 from other work on the machine): tactical 77 encounters/s in one process, 62/s with 2
+workers; simple (attack-weakest) 296/s in one process, 567/s with 2 workers. Both **MISS** the
+2,000/s target: the reference engine is the full rules in plain Python (every decision point,
+reaction window and exact-odds lookup); the numba fast path is the answer to that target.
+
 Other engines (the numba fast path of :mod:`caltrop.sim.fast`) compare themselves here by adding
 a function to :data:`COMPARISONS`; the table then shows their rate and their ratio to the
 reference engine with the same policy name.

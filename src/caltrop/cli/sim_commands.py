@@ -48,7 +48,8 @@ DaskOpt = Annotated[
     typer.Option(
         "--dask",
         metavar="ADDRESS",
-        help="Run the chunks on a Dask cluster (tcp://scheduler:8786); needs caltrop[dask].",
+        help="Run the chunks on a Dask cluster (tcp://scheduler:8786); needs the optional extra "
+        "caltrop\\[dask].",
     ),
 ]
 PolicyOpt = Annotated[
