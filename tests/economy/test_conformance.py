@@ -2,16 +2,17 @@
 
 Issue 3: "A shared conformance suite that any economy must pass (this one now, Action Points
 next)." Each test is parametrised over :data:`CASES`; an economy joins by adding an
-:class:`EconomyCase` (its ruleset, and which way paying moves its resources). The Action Point
-economy (seed 004) will add, for example::
+:class:`EconomyCase` (its ruleset, which of its resources are points, and which way paying moves
+them). Issue 4: "The conformance suite passes for both economies" — the Action Point economy
+(seed 004) is the case ``action_points``::
 
-    EconomyCase("action_points", Ruleset(economy=Economy.ACTION_POINTS),
-                spent=lambda r: -(r["ap"] + r["rp"] + r.get("floating_rp", 0)))
+    EconomyCase("action_points", ap_ruleset(), ("ap", "rp", "floating_rp", "stamina"),
+                spent=lambda r: -(r["ap"] + r["rp"] + r["floating_rp"]), encounter=skirmish)
 
-Nothing here knows what the resources are called: only that they are a JSON-able dict of whole
-numbers, that paying never moves them the wrong way, that the gate never depends on advantage
-(R11; for seed 004, R2 "Favor is Advantage"), that refusals say why, and that a whole random
-encounter ends and replays identically.
+Nothing here knows what the resources are called: only that they are a JSON-able dict whose
+points are whole numbers, that paying never moves them the wrong way, that the gate never depends
+on advantage (R11; for seed 004, R2 "Favor is Advantage"), that refusals say why, and that a whole
+random encounter ends and replays identically.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ from dataclasses import dataclass, replace
 import pytest
 
 from caltrop.core.commands import Act, RollDice
-from caltrop.core.model import ActionKind, EncounterDef, LoadReset, Ruleset
+from caltrop.core.model import ActionDef, ActionKind, CreatureDef, EncounterDef, LoadReset, Ruleset
 from caltrop.core.pool import Advantage, Revision
 from caltrop.economy import economy_for
 from caltrop.economy.base import EconomyRules, Resources
 from caltrop.encounter import CHANCE, Encounter
+from tests.encounter import points_builders
 from tests.encounter.builders import random_playout, replayed, ruleset, skirmish
 
 
@@ -39,16 +41,46 @@ class EconomyCase:
 
     id: str
     ruleset: Ruleset
+    #: The keys of ``as_dict()`` that are points: always whole numbers.
+    numbers: tuple[str, ...]
     #: How much of a creature's capacity is used, from ``as_dict()``: paying never lowers it.
     spent: Callable[[dict[str, int]], int]
     #: A small mixed encounter (PCs against NPCs) that this economy can play.
     encounter: Callable[[Ruleset], EncounterDef] = skirmish
+    #: Actions the economy prices, for creatures whose module has built-in actions instead.
+    probes: tuple[ActionDef, ...] = ()
 
+    def actions(self, creature: CreatureDef) -> tuple[ActionDef, ...]:
+        return creature.actions or self.probes
+
+
+#: Seed 004's actions are built in (:mod:`caltrop.encounter.points`); the economy still prices an
+#: action by its AP cost (R32), so these stand for them in the economy-level checks.
+AP_PROBES = (
+    ActionDef("probe-free", "Strength", 0, ActionKind.EFFECT),
+    ActionDef("probe-1", "Dexterity", 1, ActionKind.CHECK, dc=3),
+    ActionDef("probe-3", "Power", 3, ActionKind.ATTACK),
+    ActionDef("probe-5", "Speed", 5, ActionKind.EFFECT),
+)
 
 CASES = [
-    EconomyCase(f"action_load-{rev.value}-{reset.value}", ruleset(rev, reset), lambda r: r["load"])
+    EconomyCase(
+        f"action_load-{rev.value}-{reset.value}",
+        ruleset(rev, reset),
+        ("load",),
+        lambda r: r["load"],
+    )
     for rev in Revision
     for reset in LoadReset
+] + [
+    EconomyCase(
+        "action_points",
+        points_builders.ap_ruleset(),
+        ("ap", "rp", "floating_rp", "stamina"),
+        lambda r: -(r["ap"] + r["rp"] + r["floating_rp"]),
+        encounter=points_builders.skirmish,
+        probes=AP_PROBES,
+    )
 ]
 
 
@@ -63,12 +95,12 @@ def _setup(case: EconomyCase) -> tuple[EconomyRules, EncounterDef]:
     return economy_for(definition.ruleset), definition
 
 
-def _is_json_numbers(resources: Resources) -> dict[str, int]:
+def _is_json_numbers(resources: Resources, case: EconomyCase) -> dict[str, int]:
     data = resources.as_dict()
     assert isinstance(data, dict)
     assert data
     assert all(isinstance(k, str) for k in data)
-    assert all(type(v) is int for v in data.values()), data
+    assert all(type(data[k]) is int for k in case.numbers), data
     assert json.loads(json.dumps(data)) == data
     return data
 
@@ -104,10 +136,11 @@ def test_resources_are_json_numbers_and_copies_are_independent(case: EconomyCase
     economy, definition = _setup(case)
     for creature in definition.participants:
         resources = economy.initial(creature)
-        data = _is_json_numbers(resources)
+        data = _is_json_numbers(resources, case)
         twin = resources.copy()
         assert twin.as_dict() == data
-        for action in creature.actions:
+        economy.on_turn_start((creature,), [twin], 0)
+        for action in case.actions(creature):
             economy.pay(creature, twin, action, on_turn=True)
         assert resources.as_dict() == data
 
@@ -121,24 +154,28 @@ def test_hooks_keep_the_resource_shape(case: EconomyCase) -> None:
     for owner in range(len(creatures)):
         economy.on_round_start(creatures, resources)
         economy.on_turn_start(creatures, resources, owner)
-        assert [set(_is_json_numbers(r)) for r in resources] == keys
+        assert [set(_is_json_numbers(r, case)) for r in resources] == keys
 
 
 def test_pay_never_moves_resources_the_wrong_way(case: EconomyCase) -> None:
     """Paying for an action never gives capacity back (R12: "After resolving, Load += Cost";
-    seed 000 step 6)."""
+    seed 000 step 6; R32 for seed 004); paying for an allowed action with a cost spends some."""
     economy, _ = _setup(case)
+    paid = 0
     for enc in _walk_states(case, range(3)):
         for creature, resources in zip(enc.creatures, enc.resources, strict=True):
-            for action in creature.actions:
+            for action in case.actions(creature):
                 for on_turn in (True, False):
+                    allowed = bool(economy.gate(creature, resources, action, on_turn=on_turn))
                     after = resources.copy()
                     economy.pay(creature, after, action, on_turn=on_turn)
                     before_spent = case.spent(resources.as_dict())
                     after_spent = case.spent(after.as_dict())
                     assert after_spent >= before_spent
-                    if action.cost > 0:
+                    if action.cost > 0 and allowed:
                         assert after_spent > before_spent
+                        paid += 1
+    assert paid > 0
 
 
 def test_gate_is_pure_and_refusals_have_a_reason(case: EconomyCase) -> None:
@@ -148,7 +185,7 @@ def test_gate_is_pure_and_refusals_have_a_reason(case: EconomyCase) -> None:
     for enc in _walk_states(case, range(3)):
         for creature, resources in zip(enc.creatures, enc.resources, strict=True):
             data = resources.as_dict()
-            for action in creature.actions:
+            for action in case.actions(creature):
                 for on_turn in (True, False):
                     gate = economy.gate(creature, resources, action, on_turn=on_turn)
                     assert resources.as_dict() == data
@@ -172,7 +209,7 @@ def test_gate_never_depends_on_advantage(case: EconomyCase) -> None:
                 if isinstance(command, Act):
                     assert enc.is_legal(replace(command, advantages=extra))
                     checked += 1
-            for action in creature.actions:
+            for action in case.actions(creature):
                 if action.kind is ActionKind.ATTACK:
                     for target in enc.creatures:
                         plain = Act(creature.id, action.name, (target.id,), ("dagger",))
@@ -185,7 +222,7 @@ def test_pool_is_at_least_one_and_grows_with_advantage(case: EconomyCase) -> Non
     economy, _ = _setup(case)
     for enc in _walk_states(case, range(2)):
         for creature, resources in zip(enc.creatures, enc.resources, strict=True):
-            for action in creature.actions:
+            for action in case.actions(creature):
                 pools = [economy.pool(creature, resources, action, net) for net in range(-8, 9)]
                 assert min(pools) >= 1
                 assert pools == sorted(pools)

@@ -97,6 +97,8 @@ class PointsState:
         for name in ("aim", "hints"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
+        if self.moved:
+            out["moved"] = self.moved  # the run-up so far (R36): it decides what a leap may do
         if self.aim_target:
             out["aim_target"] = self.aim_target
         if self.prone:
@@ -178,9 +180,11 @@ class ActionPointsEconomy:
         self, creatures: tuple[CreatureDef, ...], resources: list[Resources], owner: int
     ) -> None:
         """R31: the owner gets its AP; everyone else's RP are *set* to their RP (not added).
-        R33: the owner's floating RP are lost. Unspent AP of the others are gone."""
+        R33: the owner's floating RP are lost. Unspent AP of the others are gone. R36: a run-up
+        does not carry over into another turn."""
         for i, (creature, res) in enumerate(zip(creatures, resources, strict=True)):
             state = points(res)
+            state.moved = 0.0
             if i == owner:
                 state.ap = stat(creature, "ap")
                 state.rp = 0

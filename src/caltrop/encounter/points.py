@@ -34,6 +34,7 @@ Any action may carry ``+stealth`` (R41: a Poise check against each observer) and
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -143,13 +144,15 @@ class PointsRules:
             raise InvalidActionError("+careful goes with +stealth (R41: double AP for 1 Favor)")
         top = enc.pending[-1] if enc.pending else None
         if top is not None and top.kind is RollKind.INITIATIVE:
-            raise IllegalActionError("initiative is being rolled; nobody acts until it is done")
+            raise IllegalActionError(
+                "initiative is being rolled; nobody acts until it is done (R30)"
+            )
         on_turn = top is None and enc.turn_owner == creature.id
         if verb in REACTIONS:
             return PointsRules._plan_reaction(enc, i, verb, command, top)
         if top is not None and (top.roller == i or verb not in ("escape", "shake")):
             raise IllegalActionError(
-                f"a roll is pending: only reactions ({', '.join(REACTIONS)}) or 'pass' now"
+                f"a roll is pending: only reactions ({', '.join(REACTIONS)}) or 'pass' now (R45)"
             )
         # R32 lets any action be taken off-turn if it can be paid, "the GM judges whether the
         # moment fits": the engine takes off-turn only reactions, escape and shake.
@@ -157,7 +160,7 @@ class PointsRules:
             owner = enc.turn_owner
             raise IllegalActionError(
                 f"it is {enc.creature(owner).name if owner else 'nobody'}'s turn; {verb} is taken on "
-                f"{creature.name}'s own turn"
+                f"{creature.name}'s own turn (R32)"
             )
         planner: Any = getattr(PointsRules, f"_plan_{verb}")
         plan: PointsPlan = planner(enc, i, command, on_turn)
@@ -171,13 +174,18 @@ class PointsRules:
         if "careful" in command.flags:
             price = Price(price.points * 2, price.unit, price.stamina)  # R41
         if price.stamina > state.stamina:
+            # "Leap needs 3 AP and 3 Stamina; Brakka has 2 Stamina (R36, R37)"
+            head = what.partition(" (")[0]
+            rules = ", ".join([*dict.fromkeys(re.findall(r"R\d+", what)), "R37"])
+            unit = "AP" if price.unit == "ap" else "AP/RP"
             raise IllegalActionError(
-                f"{what} needs {price.points} {price.unit.upper()} and {price.stamina} Stamina; "
-                f"{enc.creatures[i].name} has {state.stamina} Stamina (R37)"
+                f"{head[:1].upper()}{head[1:]} needs {price.points} {unit} and {price.stamina} "
+                f"Stamina; {enc.creatures[i].name} has {state.stamina} Stamina ({rules})"
             )
         pay = payment(state, price.points, price.unit, on_turn=on_turn, what=what)
         if not pay:
-            raise IllegalActionError(f"{enc.creatures[i].name} cannot {what}: {pay.reason} (R32)")
+            reason = pay.reason.removeprefix(f"{what} ")
+            raise IllegalActionError(f"{enc.creatures[i].name} cannot {what}: {reason} (R32)")
         return pay
 
     @staticmethod
@@ -224,7 +232,7 @@ class PointsRules:
             raise IllegalActionError(f"{creature.name} cannot move: {reason} (R42)")
         steps = math.ceil(d / speed - 1e-9) if d > 0 else 0
         if steps == 0:
-            raise IllegalActionError(f"{creature.name} is already there")
+            raise IllegalActionError(f"{creature.name} is already there (R35)")
         what = f"move {_m(round(d, 2))} ({steps} × {speed:g} m per AP, R35)"
         pay = PointsRules._pay(enc, i, command, Price(steps), on_turn, what)
         return PointsPlan("move", i, command, Price(steps), pay, distance=d)
@@ -302,7 +310,9 @@ class PointsRules:
             if name not in state.equipped:
                 raise IllegalActionError(f"{name} is not equipped: 'equip {name}' first (R44)")
             if weapon.kind is not kind:
-                raise IllegalActionError(f"{name} is a {weapon.kind} weapon")
+                raise IllegalActionError(
+                    f"{name} is a {weapon.kind} weapon: melee attacks (R38), ranged shots (R39)"
+                )
             out.append(weapon)
         return out
 
@@ -312,7 +322,7 @@ class PointsRules:
         target = PointsRules._target(enc, command, "attack")
         creature = enc.creatures[i]
         if enc.creatures[target].side is creature.side:
-            raise IllegalActionError(f"{creature.name} will not attack an ally")
+            raise IllegalActionError(f"{creature.name} will not attack an ally (R38)")
         d = distance(_state(enc, i), _state(enc, target))
         if d > ADJACENT + 1e-9:
             raise IllegalActionError(
@@ -334,7 +344,7 @@ class PointsRules:
         target = PointsRules._target(enc, command, "shoot")
         creature = enc.creatures[i]
         if enc.creatures[target].side is creature.side:
-            raise IllegalActionError(f"{creature.name} will not shoot an ally")
+            raise IllegalActionError(f"{creature.name} will not shoot an ally (R39)")
         (weapon,) = PointsRules._equipped(enc, i, command.weapons[:1], WeaponKind.RANGED)
         if len(command.weapons) > 1:
             raise InvalidActionError("shoot uses one ranged weapon")
@@ -372,7 +382,9 @@ class PointsRules:
             raise InvalidActionError(f"{creature.name} has no weapon {command.targets[0]!r}")
         held = weapon.name in _state(enc, i).equipped
         if held == equip:
-            raise IllegalActionError(f"{weapon.name} is {'already' if equip else 'not'} equipped")
+            raise IllegalActionError(
+                f"{weapon.name} is {'already' if equip else 'not'} equipped (R44)"
+            )
         ap = weapon.ap if weapon.ap is not None else 2
         pay = PointsRules._pay(
             enc, i, command, Price(ap), on_turn, f"{verb} {weapon.name} ({ap} AP, R44)"
@@ -383,7 +395,7 @@ class PointsRules:
     def _plan_stand(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "stand")
         if not _state(enc, i).prone:
-            raise IllegalActionError(f"{enc.creatures[i].name} is not prone")
+            raise IllegalActionError(f"{enc.creatures[i].name} is not prone (R44)")
         pay = PointsRules._pay(enc, i, command, Price(1), on_turn, "stand up (1 AP, R44)")
         return PointsPlan("stand", i, command, Price(1), pay)
 
@@ -409,14 +421,15 @@ class PointsRules:
         PointsRules._no_extras(command, "grapple", targets=True)
         target = PointsRules._target(enc, command, "grapple")
         if target == i:
-            raise IllegalActionError("a creature cannot grapple itself")
+            raise IllegalActionError("a creature cannot grapple itself (R42)")
         d = distance(_state(enc, i), _state(enc, target))
         if d > ADJACENT + 1e-9:
             raise IllegalActionError(
-                f"{enc.creatures[target].name} is {_m(round(d, 2))} away; grapple needs adjacency"
+                f"{enc.creatures[target].name} is {_m(round(d, 2))} away; grapple needs adjacency "
+                f"({ADJACENT:g} m, R34, R42)"
             )
         if _state(enc, target).grappled_by is not None:
-            raise IllegalActionError(f"{enc.creatures[target].name} is already grappled")
+            raise IllegalActionError(f"{enc.creatures[target].name} is already grappled (R42)")
         price = Price(3, stamina=2)
         pay = PointsRules._pay(enc, i, command, price, on_turn, "grapple (3 AP and 2 Stamina, R42)")
         return PointsPlan("grapple", i, command, price, pay, target=target)
@@ -432,7 +445,7 @@ class PointsRules:
         target = PointsRules._target(enc, command, "scale")
         me, them = enc.creatures[i], enc.creatures[target]
         if target == i:
-            raise IllegalActionError("a creature cannot scale itself")
+            raise IllegalActionError("a creature cannot scale itself (R43)")
         if stat(them, "size") < stat(me, "size"):
             raise IllegalActionError(
                 f"{them.name} is smaller than {me.name}; only same size or larger (R43)"
@@ -440,7 +453,8 @@ class PointsRules:
         d = distance(_state(enc, i), _state(enc, target))
         if d > ADJACENT + 1e-9:
             raise IllegalActionError(
-                f"{them.name} is {_m(round(d, 2))} away; scaling needs adjacency"
+                f"{them.name} is {_m(round(d, 2))} away; scaling needs adjacency "
+                f"({ADJACENT:g} m, R34, R43)"
             )
         pay = PointsRules._pay(enc, i, command, price, on_turn, what)
         return PointsPlan("scale", i, command, price, pay, target=target)
@@ -450,7 +464,7 @@ class PointsRules:
         PointsRules._no_extras(command, "escape")
         holder = _state(enc, i).grappled_by
         if holder is None:
-            raise IllegalActionError(f"{enc.creatures[i].name} is not grappled")
+            raise IllegalActionError(f"{enc.creatures[i].name} is not grappled (R42)")
         price = Price(2, "rp", stamina=2)
         pay = PointsRules._pay(
             enc, i, command, price, on_turn, "escape (2 AP/RP and 2 Stamina, R42)"
@@ -465,7 +479,7 @@ class PointsRules:
             j for j in range(len(enc.creatures)) if _state(enc, j).scaling == me and not enc.down[j]
         ]
         if not scalers:
-            raise IllegalActionError(f"{enc.creatures[i].name} is not being scaled")
+            raise IllegalActionError(f"{enc.creatures[i].name} is not being scaled (R43)")
         price = Price(2, "rp", stamina=2)
         pay = PointsRules._pay(
             enc, i, command, price, on_turn, "shake off (2 AP/RP and 2 Stamina, R43)"
@@ -479,7 +493,7 @@ class PointsRules:
         PointsRules._no_extras(command, verb)
         creature = enc.creatures[i]
         if top is None or top.kind is not RollKind.STAGE:
-            raise IllegalActionError(f"{verb} is a reaction: nothing to react to now")
+            raise IllegalActionError(f"{verb} is a reaction: nothing to react to now (R40, R45)")
         on_turn = enc.turn_owner == creature.id
         if verb == "oppose":
             if (
@@ -487,7 +501,7 @@ class PointsRules:
                 or top.context.get("opposer") != i
                 or "opposed" in top.context
             ):
-                raise IllegalActionError(f"{creature.name} has nothing to oppose now")
+                raise IllegalActionError(f"{creature.name} has nothing to oppose now (R42, R43)")
             stamina = 2 if top.context["verb"] in ("escape", "shake") else 0
             price = Price(0, "rp", stamina=stamina)
             pay = PointsRules._pay(
@@ -509,6 +523,11 @@ class PointsRules:
                 raise IllegalActionError(
                     f"{enc.creatures[defender].name} is {_m(round(d, 2))} away; assist needs adjacency (R40)"
                 )
+            if ctx.get("mode") not in ("block", "dodge"):
+                raise IllegalActionError(
+                    f"Defense Assist adds a die to a Block or Dodge; {enc.creatures[defender].name} "
+                    "has chosen neither (R40)"
+                )
             price = Price(1, "rp")
             pay = PointsRules._pay(enc, i, command, price, on_turn, "Defense Assist (1 RP, R40)")
             return PointsPlan("assist", i, command, price, pay)
@@ -517,15 +536,18 @@ class PointsRules:
                 f"only {enc.creatures[defender].name}, the target, may {verb} (R40)"
             )
         if verb == "cover":
-            if ctx.get("cover"):
-                raise IllegalActionError(f"{creature.name} is already in cover from this attack")
+            source = enc.creatures[attacker]
+            if ctx.get("cover") or source.id in _state(enc, i).cover_from:
+                raise IllegalActionError(
+                    f"{creature.name} is already in cover from {source.name} until positions change (R40)"
+                )
             if ctx.get("mode"):
                 raise IllegalActionError("Take Cover comes before Block or Dodge (R45)")
             price = Price(1, "rp")
             pay = PointsRules._pay(enc, i, command, price, on_turn, "Take Cover (1 AP/RP, R40)")
             return PointsPlan("cover", i, command, price, pay)
         if ctx.get("mode"):
-            raise IllegalActionError(f"{creature.name} already chose to {ctx['mode']}")
+            raise IllegalActionError(f"{creature.name} already chose to {ctx['mode']} (R40)")
         factor = PointsRules._doubled(enc, i, attacker)
         price = Price(factor, "rp")
         what = f"{verb} (1 AP/RP{' ×2, R42/R43' if factor > 1 else ''}, R40)"
@@ -624,8 +646,12 @@ class PointsRules:
 
     @staticmethod
     def _do_move(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+        # R36 "traveled at least 2 meters right before the leap": consecutive moves add up (the
+        # run-up is reset by any other action and at every turn start).
+        state = _state(enc, plan.actor)
+        run_up = state.moved
         PointsRules._relocate(enc, plan.actor, plan.command.to)
-        _state(enc, plan.actor).moved = float(plan.extra["distance"])
+        state.moved = run_up + float(plan.extra["distance"])
 
     @staticmethod
     def _do_leap(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
@@ -633,16 +659,22 @@ class PointsRules:
 
     @staticmethod
     def _relocate(enc: Encounter, i: int, to: tuple[float, float] | None) -> None:
-        """Move ``i`` (and whoever it grapples, R42); positions changed: cover against or by it
-        ends (R40); aimers without line of sight to a creature that moved 1 m lose aim (R39)."""
+        """Move ``i`` (and whoever it grapples or carries, R42, R43); positions changed: cover
+        against or by it ends (R40); aimers without line of sight to a creature that moved 1 m
+        lose aim (R39)."""
         assert to is not None
         state = _state(enc, i)
         dx, dy = to[0] - state.x, to[1] - state.y
+        cid = enc.creatures[i].id
+        # R42: the grappled move with the grappler; R43: a creature being scaled carries whoever
+        # is scaling it, and a scaler that moves off on its own stops scaling.
         moved = [i] + [
             j
             for j in range(len(enc.creatures))
-            if _state(enc, j).grappled_by == enc.creatures[i].id
+            if _state(enc, j).grappled_by == cid or _state(enc, j).scaling == cid
         ]
+        if state.scaling is not None and enc.index(state.scaling) not in moved:
+            state.scaling = None
         for j in moved:
             s = _state(enc, j)
             s.x, s.y = s.x + dx, s.y + dy
@@ -720,7 +752,14 @@ class PointsRules:
             target=plan.extra["target"],
             damage=str(_melee_damage(enc.creatures[plan.actor], weapons)),
             weapons="+".join(w.name for w in weapons),
+            **PointsRules._reveals(plan.command),
         )
+
+    @staticmethod
+    def _reveals(command: Act) -> dict[str, bool]:
+        """R41: an attack made without ``+stealth`` is not inconspicuous — its target, if it was
+        unsuspecting, notices the attacker once the attack is resolved (one ambush, not many)."""
+        return {} if "stealth" in command.flags else {"reveals": True}
 
     @staticmethod
     def _do_shoot(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
@@ -743,6 +782,7 @@ class PointsRules:
             favor=favor,
             damage=str(weapon.dice),
             weapons=weapon.name,
+            **PointsRules._reveals(plan.command),
         )
 
     @staticmethod
@@ -941,6 +981,8 @@ class PointsRules:
                     **{k: v for k, v in ctx.items() if k not in ("dc", "favor")},
                 )
                 return Outcome(**base, target=target.id, dc=dc, success=True, note="hit")
+            if ctx.get("reveals"):
+                PointsRules._set_unaware(enc, int(ctx["target"]), roller.id, False)
             return Outcome(**base, target=target.id, dc=dc, success=False, note="miss")
         if p.stage == "damage":
             target_i = int(ctx["target"])
@@ -948,6 +990,8 @@ class PointsRules:
             attacker = enc.creatures[int(ctx["attacker"])]
             if attacker.id in _state(enc, target_i).unaware_of:
                 # R40/R41: an unsuspecting target cannot defend; Resistance still applies.
+                if ctx.get("reveals"):
+                    PointsRules._set_unaware(enc, target_i, attacker.id, False)
                 return PointsRules._apply_damage(enc, target_i, total, 0, base, note="unsuspecting")
             PointsRules._push(
                 enc, target_i, "defence", verb=verb, attacker=int(ctx["attacker"]), incoming=total
@@ -957,7 +1001,11 @@ class PointsRules:
             incoming = int(ctx["incoming"])
             mode = ctx.get("mode")
             resistance = stat(roller, "resistance")
-            dice_total = total * (2 if ctx.get("cover") else 1)  # R40: Take Cover doubles the dice
+            attacker_id = enc.creatures[int(ctx["attacker"])].id
+            # R40: Take Cover doubles the dice against that source "until the positions are
+            # changed": cover taken in this window or in an earlier one still standing.
+            cover = bool(ctx.get("cover")) or attacker_id in _state(enc, p.roller).cover_from
+            dice_total = total * (2 if cover else 1)
             defence = dice_total + resistance
             if mode == "block":
                 dealt = max(0, incoming - defence)
@@ -1022,8 +1070,8 @@ class PointsRules:
         if verb == "stealth":
             PointsRules._set_unaware(enc, b, enc.creatures[a].id, success)
             return
-        if ctx.get("opposed") and verb in ("escape", "shake"):
-            _state(enc, b).stamina = max(0, _state(enc, b).stamina - 2)  # R42: the opposer loses 2
+        # R42/R43: the holder's 2 Stamina for opposing an escape or a shake are paid by its
+        # ``oppose`` reaction (refused if it cannot pay, R37), not a second time here.
         if not success:
             return
         if verb == "grapple":
@@ -1055,7 +1103,23 @@ class PointsRules:
         if enc.health[target] == 0 and not enc.down[target]:
             enc.down[target] = True
             downed = True
+            PointsRules._release(enc, target)
         return Outcome(**base, target=creature.id, damage=dealt, downed=downed, note=note)
+
+    @staticmethod
+    def _release(enc: Encounter, i: int) -> None:
+        """A creature that goes down holds nobody and is held by nobody: grapples (R42) and
+        scaling (R43) by it or of it end (a down grappler cannot oppose, let alone hold)."""
+        cid = enc.creatures[i].id
+        mine = _state(enc, i)
+        mine.grappled_by = None
+        mine.scaling = None
+        for j in range(len(enc.creatures)):
+            s = _state(enc, j)
+            if s.grappled_by == cid:
+                s.grappled_by = None
+            if s.scaling == cid:
+                s.scaling = None
 
 
 def _pool(n: int) -> Expr:
