@@ -111,6 +111,7 @@ def test_summary_shape() -> None:
     }
     for d in diffs:
         assert d["lo"] <= d["diff"] <= d["hi"]
+        assert d["newcombe"]["lo"] <= d["diff"] <= d["newcombe"]["hi"]
 
 
 def test_policies_from_file_cli_and_default() -> None:

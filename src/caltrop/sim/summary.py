@@ -23,14 +23,19 @@ from caltrop.sim.stats import (
     distribution_summary,
     holm,
     mean_interval,
+    newcombe_paired,
     one_sample_p_value,
     paired_difference,
     paired_p_value,
     wilson,
 )
 
-#: The interval method of every paired difference, named in the JSON.
-DIFFERENCE_METHOD = "paired: mean(d) ± 1.96·sd(d)/√n over per-encounter differences d_i"
+#: The interval method of every paired difference, named in the JSON. Win-rate differences also
+#: carry Newcombe's (1998, method 10) score interval for paired proportions as ``newcombe``.
+DIFFERENCE_METHOD = (
+    "paired: mean(d) ± 1.96·sd(d)/√n over per-encounter differences d_i "
+    "(win rates also give Newcombe's paired score interval as 'newcombe')"
+)
 
 
 def variant_summary(run: VariantRun) -> dict[str, Any]:
@@ -95,6 +100,7 @@ def differences(runs: Sequence[VariantRun]) -> list[dict[str, Any]]:
     for other in runs[1:]:
         for side in SIDES:
             iv = paired_difference(base.records.wins(side), other.records.wins(side))
+            score = newcombe_paired(base.records.wins(side), other.records.wins(side))
             out.append(
                 {
                     "a": base.name,
@@ -105,6 +111,7 @@ def differences(runs: Sequence[VariantRun]) -> list[dict[str, Any]]:
                     "lo": iv.lo,
                     "hi": iv.hi,
                     "p_value": paired_p_value(base.records.wins(side), other.records.wins(side)),
+                    "newcombe": {"lo": score.lo, "hi": score.hi},
                 }
             )
         iv = paired_difference(base.records.rounds, other.records.rounds)
