@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from caltrop.economy.action_points import stat
 from caltrop.encounter import CHANCE, Act, Pass
+from caltrop.errors import IllegalActionError
 from tests.encounter.points_builders import (
     BOW,
     DAGGER,
@@ -274,7 +276,12 @@ def test_r45_damage_is_rolled_before_the_defender_chooses() -> None:
     assert (incoming.total, incoming.note) == (6, "6 damage incoming")
     assert hp(enc, "aria") == 40  # not applied yet
     assert enc.current() == "aria"
-    assert set(map(str, enc.legal_actions())) == {"aria: cover", "aria: block", "aria: dodge"}
+    assert set(map(str, enc.legal_actions())) == {
+        "aria: cover",
+        "aria: block",
+        "aria: dodge",
+        "aria: pass",
+    }
     run(enc, "aria: block")
     assert enc.current() == CHANCE
     assert str(enc.pending_expression()) == "3d4"
@@ -511,11 +518,6 @@ def test_r40_a_downed_target_ends_the_encounter() -> None:
     assert enc.winner.value == "npc"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: the engine's pass refuses the roller of a pending roll, and the target is the "
-    "roller of its defence roll; today the defender declines only by the GM's 'roll'",
-)
 def test_r40_the_defender_may_decline_to_defend_by_passing() -> None:
     """R40: "A participant aware of an incoming attack *may* react" — declining is a choice the
     decision pointer should offer: the defender is asked (``current()``), so ``pass`` should be
@@ -524,3 +526,12 @@ def test_r40_the_defender_may_decline_to_defend_by_passing() -> None:
     run(enc, "orc: attack aria", "roll 4,4")
     assert enc.current() == "aria"
     assert Pass("aria") in enc.legal_actions("aria")
+    assert Pass("aria") in list(enc.legal_actions("aria"))
+    health = enc.health[enc.index("aria")]
+    run(enc, "aria: pass")
+    assert enc.current() != "aria"  # passed: not asked again on this roll
+    with pytest.raises(IllegalActionError, match="already passed"):
+        enc.apply(Pass("aria"))
+    outcome = last(enc, "roll")  # no defence: a roll of 0, Resistance still applies (R40)
+    assert outcome.damage == max(0, 4 - stat(enc.creatures[enc.index("aria")], "resistance"))
+    assert enc.health[enc.index("aria")] == health - outcome.damage

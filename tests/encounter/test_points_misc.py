@@ -182,7 +182,12 @@ def test_legal_actions_show_what_each_participant_may_do_now() -> None:
     assert enc.current() == "orc"
     run(enc, "orc: attack aria", "roll 3")
     assert enc.current() == "aria"
-    assert {str(c) for c in enc.legal_actions()} == {"aria: cover", "aria: block", "aria: dodge"}
+    assert {str(c) for c in enc.legal_actions()} == {
+        "aria: cover",
+        "aria: block",
+        "aria: dodge",
+        "aria: pass",  # R40: the defender *may* react; declining is its choice
+    }
     assert all(enc.is_legal(c) for c in enc.legal_actions())
 
 

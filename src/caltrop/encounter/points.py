@@ -572,7 +572,8 @@ class PointsRules:
             for command in candidates:
                 if enc.is_legal(command):
                     yield command
-            if top.kind is not RollKind.INITIATIVE and top.roller != i and i not in top.passed:
+            asked = top.roller != i or i in PointsRules.reactors(enc, top)
+            if top.kind is not RollKind.INITIATIVE and asked and i not in top.passed:
                 yield Pass(cid)
             return
         if enc.turn_owner != cid:

@@ -749,7 +749,10 @@ class Encounter:
         if not self.pending:
             raise IllegalActionError("no roll is pending, so there is nothing to pass on")
         top = self.pending[-1]
-        if top.roller == i:
+        # A module's stage may ask the roller itself to react (the defender of R45 chooses a
+        # defence or declines): then it may pass like anyone else in the window.
+        asked = self.module is not None and i in self.module.reactors(self, top)
+        if top.roller == i and not asked:
             raise IllegalActionError(f"{self.creatures[i].name}'s own roll is pending: roll it")
         if top.kind is RollKind.INITIATIVE:
             raise IllegalActionError("initiative is being rolled; there is nothing to pass on")
