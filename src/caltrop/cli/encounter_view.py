@@ -175,7 +175,8 @@ def pending_panel(encounter: Encounter) -> RenderableType | None:
             + " | ".join(str(c) for c in encounter.legal_actions(decider))
             + "  (or type 'roll' to roll now)"
         )
-    return Panel("\n".join(lines), title="reaction window", border_style="yellow")
+    title = "initiative" if pending.kind is RollKind.INITIATIVE else "reaction window"
+    return Panel("\n".join(lines), title=title, border_style="yellow")
 
 
 def screen(encounter: Encounter) -> RenderableType:

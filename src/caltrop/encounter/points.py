@@ -586,7 +586,8 @@ class PointsRules:
             for w in creature.weapons:
                 if w.kind is WeaponKind.RANGED and w.name in me.equipped:
                     candidates.append(Act(cid, "shoot", (other.id,), (w.name,)))
-            candidates.append(Act(cid, "aim", (other.id,)))
+            if any(w.kind is WeaponKind.RANGED and w.name in me.equipped for w in creature.weapons):
+                candidates.append(Act(cid, "aim", (other.id,)))  # only with a bow in hand
             candidates.append(Act(cid, "grapple", (other.id,)))
             them = _state(enc, j)
             d = distance(me, them)
@@ -601,7 +602,7 @@ class PointsRules:
                     )
                     candidates.append(Act(cid, "move", to=to))
         candidates += [Act(cid, v) for v in ("hold", "breath", "stand", "escape", "shake")]
-        for command in candidates:
+        for command in dict.fromkeys(candidates):  # two enemies in a line: one move
             if enc.is_legal(command):
                 yield command
 
