@@ -615,3 +615,16 @@ def test_readme_names_both_examples_and_they_open() -> None:
         in (play("orc-bridge", lines=[]).stdout)
     )
     assert "Bron (bron) to act — strike orc-brute with sword" in text
+
+
+def test_readme_action_point_walkthrough_plays_without_refusal() -> None:
+    """The README's Bridge Duel start (seed 004): every command is accepted and the damage it
+    describes happens — Block 2d4 (1,2) + Resistance 2 against 8 leaves 3 (R40), and the
+    undefended 6 from the bow less Resistance 2 leaves 4."""
+    (block,) = [b for b in _readme_blocks() if b.startswith("> roll 4,4,4")]
+    commands = [line[2:].split("  ", 1)[0].strip() for line in block.splitlines() if line]
+    out = play("bridge-duel-ap", "--seed", "1", lines=commands).stdout
+    assert refusals(out) == []
+    assert "3 damage to Brakka (block 5 (dice 3 + Resistance 2))" in out
+    assert "4 damage to Brakka (no defence: Resistance 2)" in out
+    assert "vs DC 18: success (hit)" in out
