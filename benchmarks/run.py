@@ -21,6 +21,7 @@ from rich.console import Console
 SECTIONS: dict[str, tuple[str, str]] = {
     "dice": ("benchmarks.dice", "odds tables vs icepool; 5d4 rolling vs raw numpy"),
     "encounter": ("benchmarks.encounter", "decisions/s of a 4 v 4 play-out; clone() vs deepcopy"),
+    "fast": ("benchmarks.fast", "encounters/s of the 4 v 4 example: engine vs numba fast path"),
     "sim": ("benchmarks.sim", "simulator: encounters/s of the 4 v 4 example, reference engine"),
 }
 

@@ -1,0 +1,78 @@
+"""The simulator's fast path: fixed built-in tactics, compiled with numba.
+
+``simulate(definition, n, seed)`` plays ``n`` encounters of an Action Load encounter (seed 000,
+R10–R21) with one fixed tactic on every creature, about 250 times faster than the engine; the
+tests check that it makes exactly the engine's decisions on the same dice and that its win rates
+and fight lengths agree with the engine's within their intervals.
+
+**The tactic** (the same for both sides; "attack the weakest, hinder to save an ally"):
+
+* *On its turn*, a creature attacks again and again while the gate (R11; legacy R20) allows an
+  attack, then ends its turn. Each attack:
+
+  - **option**: among its attack options — each attack action with each weapon it may use, in
+    the order the stat block lists actions, then weapons — that the gate allows, the one of the
+    largest expected total: 2.5 × its d4 pool (R12, with no advantage) + the mean of the
+    weapon's and the action's extra dice; ties go to the first listed;
+  - **target**: the standing enemy with the least current Health; ties go to the first in turn
+    order.
+
+* *In a reaction window* (R15) on an enemy's attack roll, each creature of the target's side
+  that is standing, asked in turn order after the roller as the engine asks, hinders if the
+  roll as it stands could down the target (the largest total of its dice − the target's
+  Evasion ≥ the target's Health): it takes its first listed **hinder-type** team action — one
+  that imposes disadvantage on an enemy's roll (hinder, dodge, parry) — whose gate allows it and
+  whose source key is not already on the roll (R14: a repeat would add nothing); at most one per
+  creature per roll. Otherwise it passes. Nobody helps, uses effects or checks, or reacts to an
+  ally's roll.
+
+* An encounter still undecided after ``max_rounds`` rounds (default 100) is a draw.
+
+Refused (:class:`FastPathError`): the Action Point economy, ``initiative: check``, halved dice
+(``/2``), attacks of Cost 0 (the turn would never end) and more than 64 creatures. Turn order is the GM's (the participant list, R21).
+
+:class:`~caltrop.sim.fast.reference.FastTacticPolicy` is the same tactic as a Policy for the real
+engine (:func:`~caltrop.sim.fast.reference.play_reference` plays with it), and
+:func:`~caltrop.sim.fast.reference.replay_fast_dice` replays a fast-path encounter in the engine
+on the kernel's dice, checking every decision.
+"""
+
+from caltrop.sim.fast.compile import (
+    AttackOption,
+    CompiledEncounter,
+    FastPathError,
+    compile_encounter,
+    with_options,
+)
+from caltrop.sim.fast.reference import (
+    DEFAULT_MAX_ROUNDS,
+    FastTacticPolicy,
+    ReferenceResult,
+    Replay,
+    ReplayMismatchError,
+    play_reference,
+    play_reference_batch,
+    replay_fast_dice,
+)
+from caltrop.sim.fast.simulate import FastResult, TraceResult, TraceRow, simulate, trace
+
+__all__ = [
+    "DEFAULT_MAX_ROUNDS",
+    "AttackOption",
+    "CompiledEncounter",
+    "FastPathError",
+    "FastResult",
+    "FastTacticPolicy",
+    "ReferenceResult",
+    "Replay",
+    "ReplayMismatchError",
+    "TraceResult",
+    "TraceRow",
+    "compile_encounter",
+    "play_reference",
+    "play_reference_batch",
+    "replay_fast_dice",
+    "simulate",
+    "trace",
+    "with_options",
+]

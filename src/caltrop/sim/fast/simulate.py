@@ -1,0 +1,276 @@
+"""Typed entry points of the fast path: :func:`simulate` and :func:`trace`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from caltrop.core.model import EncounterDef, LoadReset, Side
+from caltrop.core.pool import Revision
+from caltrop.sim.fast.compile import CompiledEncounter, FastPathError, compile_encounter
+from caltrop.sim.fast.reference import DEFAULT_MAX_ROUNDS
+
+#: Encounters per work item of the parallel loop (results do not depend on it).
+CHUNK = 256
+
+
+@dataclass(frozen=True, slots=True)
+class FastResult:
+    """What :func:`simulate` returns: one entry per encounter, creatures in turn order.
+
+    ``winner[i]`` is 0 (the PCs won), 1 (the NPCs won) or −1 (a draw: still undecided after
+    ``max_rounds``); ``rounds[i]`` is the round in which it ended. With ``details=True``:
+    ``damage_dealt[i, c]`` (Health removed by creature ``c``'s attacks), ``team_actions[i, c]``
+    (hinders it took), ``load_spent[i, c]`` (Cost added to its Load in all) and ``down[i, c]``
+    (down at the end); otherwise these are None.
+    """
+
+    seed: int
+    first: int
+    ids: tuple[str, ...]
+    sides: tuple[Side, ...]
+    winner: npt.NDArray[np.int8]
+    rounds: npt.NDArray[np.int32]
+    damage_dealt: npt.NDArray[np.int32] | None = None
+    team_actions: npt.NDArray[np.int32] | None = None
+    load_spent: npt.NDArray[np.int32] | None = None
+    down: npt.NDArray[np.bool_] | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.winner.shape[0])
+
+    def wins(self, side: Side | str) -> int:
+        """How many encounters ``side`` (``"pc"`` or ``"npc"``) won."""
+        code = 0 if Side(side) is Side.PC else 1
+        return int(np.count_nonzero(self.winner == code))
+
+    def win_rate(self, side: Side | str) -> float:
+        return self.wins(side) / self.n if self.n else float("nan")
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRow:
+    """One attack roll of a traced encounter (creature and option indices, as compiled;
+    ``d4`` is the size of its d4 pool, the weapon's and the action's dice come on top)."""
+
+    round: int
+    roller: int
+    option: int
+    target: int
+    helpers: tuple[int, ...]
+    d4: int
+    total: int
+    damage: int
+
+
+@dataclass(frozen=True, slots=True)
+class TraceResult:
+    winner: int
+    rounds: int
+    rows: tuple[TraceRow, ...]
+
+
+def _tables(
+    compiled: CompiledEncounter,
+) -> tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]
+]:
+    c = compiled
+
+    def table(columns: list[npt.NDArray[np.int64]], width: int) -> npt.NDArray[np.int64]:
+        if not columns or columns[0].shape[0] == 0:
+            return np.zeros((0, width), np.int64)
+        return np.ascontiguousarray(np.stack(columns, axis=1), dtype=np.int64)
+
+    creatures = table(
+        [
+            c.side,
+            c.health,
+            c.evasion,
+            c.reset_load,
+            c.attack_start,
+            c.attack_end,
+            c.team_start,
+            c.team_end,
+        ],
+        8,
+    )
+    attacks = table(
+        [
+            c.attack_aspect,
+            c.attack_cost,
+            c.attack_fixed,
+            c.attack_bonus_max,
+            c.attack_bonus_mean2,
+            c.term_start,
+            c.term_end,
+        ],
+        7,
+    )
+    terms = table([c.term_count, c.term_sides, c.term_sign], 3)
+    team = table([c.team_aspect, c.team_cost, c.team_source], 3)
+    return creatures, attacks, terms, team
+
+
+def _keys(seed: int) -> tuple[np.uint64, np.uint64]:
+    state = np.random.SeedSequence(seed).generate_state(2, np.uint64)
+    return np.uint64(state[0]), np.uint64(state[1])
+
+
+def _prepare(
+    definition: EncounterDef | CompiledEncounter,
+    load_reset: LoadReset | str | None,
+    revision: Revision | str | None,
+    max_rounds: int,
+) -> CompiledEncounter:
+    if max_rounds < 1:
+        raise FastPathError(f"max_rounds must be at least 1, not {max_rounds}")
+    if isinstance(definition, CompiledEncounter):
+        if load_reset is None and revision is None:
+            return definition
+        definition = definition.definition
+    return compile_encounter(definition, load_reset=load_reset, revision=revision)
+
+
+def simulate(
+    definition: EncounterDef | CompiledEncounter,
+    n: int,
+    seed: int | None = None,
+    *,
+    load_reset: LoadReset | str | None = None,
+    revision: Revision | str | None = None,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    details: bool = False,
+    first: int = 0,
+    threads: int | None = None,
+) -> FastResult:
+    """Play ``n`` encounters of ``definition`` with the fast tactic, compiled with numba.
+
+    Encounter ``first + i`` (``i < n``) rolls from a random stream derived from ``seed`` and
+    ``first + i`` alone: the same seed gives the same results whatever ``threads`` (default:
+    numba's, one per core) and however a run is split with ``first`` — ``simulate(d, 50, s)``
+    equals ``simulate(d, 20, s)`` followed by ``simulate(d, 30, s, first=20)`` — and variants
+    (``load_reset="turn"`` / ``"round"``, ``revision="current"`` / ``"legacy"``, overriding
+    the encounter's ruleset) run on paired streams. ``seed=None`` draws fresh entropy; the
+    seed used is in the result.
+
+    Raises :class:`~caltrop.sim.fast.compile.FastPathError` for an encounter the fast path
+    cannot play (another economy, ``initiative: check``, halved dice, more than 64 creatures).
+    The first call in a fresh environment compiles the kernel (some seconds; cached on disk).
+    """
+    if n < 0:
+        raise FastPathError(f"n must be 0 or more, not {n}")
+    if first < 0:
+        raise FastPathError(f"first must be 0 or more, not {first}")
+    compiled = _prepare(definition, load_reset, revision, max_rounds)
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+    creatures, attacks, terms, team = _tables(compiled)
+    size = compiled.size
+    winner = np.empty(n, np.int8)
+    rounds = np.empty(n, np.int32)
+    rows = n if details else 0
+    dealt = np.zeros((rows, size), np.int32)
+    hinders = np.zeros((rows, size), np.int32)
+    spent = np.zeros((rows, size), np.int32)
+    down = np.zeros((rows, size), np.bool_)
+    key0, key1 = _keys(seed)
+    _run_parallel(
+        threads,
+        key0,
+        key1,
+        first,
+        CHUNK,
+        creatures,
+        attacks,
+        terms,
+        team,
+        compiled.legacy,
+        compiled.round_reset,
+        max_rounds,
+        details,
+        winner,
+        rounds,
+        dealt,
+        hinders,
+        spent,
+        down,
+    )
+    sides = tuple(c.side for c in compiled.definition.participants)
+    if not details:
+        return FastResult(seed, first, compiled.ids, sides, winner, rounds)
+    return FastResult(seed, first, compiled.ids, sides, winner, rounds, dealt, hinders, spent, down)
+
+
+def _run_parallel(threads: int | None, *args: Any) -> None:
+    import numba
+
+    from caltrop.sim.fast import kernel
+
+    if threads is None:
+        kernel.play_many(*args)
+        return
+    if threads < 1:
+        raise FastPathError(f"threads must be at least 1, not {threads}")
+    before = numba.get_num_threads()
+    most: int = getattr(numba.config, "NUMBA_NUM_THREADS", before)
+    numba.set_num_threads(min(threads, most))
+    try:
+        kernel.play_many(*args)
+    finally:
+        numba.set_num_threads(before)
+
+
+def trace(
+    definition: EncounterDef | CompiledEncounter,
+    seed: int,
+    index: int,
+    *,
+    load_reset: LoadReset | str | None = None,
+    revision: Revision | str | None = None,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+) -> TraceResult:
+    """Encounter ``index`` of :func:`simulate` ``(…, seed)``, with every attack roll it made."""
+    from caltrop.sim.fast import kernel
+
+    compiled = _prepare(definition, load_reset, revision, max_rounds)
+    creatures, attacks, terms, team = _tables(compiled)
+    # every turn either attacks (at least one unit of Load) or ends, so rolls are bounded
+    capacity = 64
+    while True:
+        out = np.zeros((capacity, kernel.R_COLUMNS), np.int64)
+        key0, key1 = _keys(seed)
+        winner, rounds, written = kernel.play_traced(
+            key0,
+            key1,
+            index,
+            creatures,
+            attacks,
+            terms,
+            team,
+            compiled.legacy,
+            compiled.round_reset,
+            max_rounds,
+            out,
+        )
+        if written < capacity:
+            break
+        capacity *= 4
+    rows = tuple(
+        TraceRow(
+            round=int(r[kernel.R_ROUND]),
+            roller=int(r[kernel.R_ROLLER]),
+            option=int(r[kernel.R_OPTION]),
+            target=int(r[kernel.R_TARGET]),
+            helpers=tuple(j for j in range(compiled.size) if int(r[kernel.R_HELPERS]) >> j & 1),
+            d4=int(r[kernel.R_D4]),
+            total=int(r[kernel.R_TOTAL]),
+            damage=int(r[kernel.R_DAMAGE]),
+        )
+        for r in out[:written]
+    )
+    return TraceResult(int(winner), int(rounds), rows)
