@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -171,19 +171,7 @@ def sim(
             _add_exact(summary, result, max_states=max_states, max_rounds=max_rounds)
     except CaltropError as exc:
         fail(str(exc))
-    if as_json:
-        print_json(summary)
-    else:
-        _print_sim(summary)
-    if report is not None:
-        from caltrop.sim.report import write_sim_report
-
-        try:
-            written = write_sim_report(summary, report)
-        except OSError as exc:
-            fail(f"cannot write the report to {report}: {exc}")
-        console = Console(stderr=True) if as_json else out()
-        console.print(f"report written to {written[-1]}", style="dim", soft_wrap=True)
+    _emit(summary, as_json=as_json, show=_print_sim, report=report, kind="sim")
 
 
 def _add_exact(summary: dict[str, Any], result: Any, *, max_states: int, max_rounds: int) -> None:
@@ -348,15 +336,29 @@ def sweep(
         summary = sweep_summary(result, key, values, side=side, target=target)
     except CaltropError as exc:
         fail(str(exc))
+    _emit(summary, as_json=as_json, show=_print_sweep, report=report, kind="sweep")
+
+
+def _emit(
+    summary: dict[str, Any],
+    *,
+    as_json: bool,
+    show: Callable[[dict[str, Any]], None],
+    report: Path | None,
+    kind: Literal["sim", "sweep"],
+) -> None:
+    """Print the summary (JSON or tables) and write the report directory if asked (matplotlib
+    is imported only then)."""
     if as_json:
         print_json(summary)
     else:
-        _print_sweep(summary)
+        show(summary)
     if report is not None:
-        from caltrop.sim.report import write_sweep_report
+        from caltrop.sim.report import write_sim_report, write_sweep_report
 
+        write = write_sim_report if kind == "sim" else write_sweep_report
         try:
-            written = write_sweep_report(summary, report)
+            written = write(summary, report)
         except OSError as exc:
             fail(f"cannot write the report to {report}: {exc}")
         console = Console(stderr=True) if as_json else out()
