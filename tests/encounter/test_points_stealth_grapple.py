@@ -396,6 +396,19 @@ def test_r43_a_target_that_does_not_oppose_is_scaled_without_a_check() -> None:
     assert st(enc, "aria").scaling == "troll"
 
 
+def test_r43_the_scalers_weight_is_applied_to_the_target() -> None:
+    """R43, seed 004: "The scaling creature's weight is applied to target." Aria (weight 60)
+    on the troll: the troll carries 60 while she clings on, nothing before or after."""
+    from caltrop.encounter.points import carried_weight
+
+    enc = _climb(troll_size=2)
+    troll = enc.index("troll")  # type: ignore[attr-defined]
+    assert carried_weight(enc, troll) == 0  # type: ignore[arg-type]
+    run(enc, "aria: scale troll", "troll: pass", "roll 1,1,1")
+    assert carried_weight(enc, troll) == 60  # type: ignore[arg-type]
+    assert carried_weight(enc, enc.index("aria")) == 0  # type: ignore[arg-type, attr-defined]
+
+
 def test_r43_only_same_size_or_larger_creatures_are_scaled() -> None:
     """R43, seed 004: "You may scale creatures of same size or larger." A smaller one: refused."""
     enc = _climb(troll_size=0)

@@ -9,6 +9,7 @@ from caltrop.core.commands import Act
 from caltrop.core.model import Side
 from caltrop.economy.action_points import points, stat
 from caltrop.encounter import Encounter
+from caltrop.encounter.points import carried_weight
 
 
 def _conditions(encounter: Encounter, i: int) -> str:
@@ -26,6 +27,9 @@ def _conditions(encounter: Encounter, i: int) -> str:
         parts.append(f"cover from {', '.join(s.cover_from)}")
     if s.unaware_of:
         parts.append(f"unaware of {', '.join(s.unaware_of)}")
+    weight = carried_weight(encounter, i)
+    if weight:
+        parts.append(f"carries {weight} (R43)")
     return "; ".join(parts)
 
 

@@ -1124,6 +1124,17 @@ class PointsRules:
                 s.scaling = None
 
 
+def carried_weight(enc: Encounter, i: int) -> int:
+    """R43: "The scaling creature's weight is applied to target" — the weight of every
+    standing creature scaling ``i`` (the rules text gives it no further effect yet)."""
+    me = enc.creatures[i].id
+    return sum(
+        stat(enc.creatures[j], "weight")
+        for j in range(len(enc.creatures))
+        if not enc.down[j] and _state(enc, j).scaling == me
+    )
+
+
 def _pool(n: int) -> Expr:
     """A d4 pool, never below 1d4 (R3)."""
     return Expr((Term(1, Dice(max(1, n), 4)),))
@@ -1150,5 +1161,5 @@ def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
     return Expr(tuple(terms))
 
 
-__all__ = ["ADJACENT", "UNARMED", "VERBS", "PointsRules", "distance"]
+__all__ = ["ADJACENT", "UNARMED", "VERBS", "PointsRules", "carried_weight", "distance"]
 _ = (Advantage, Side, _act)
