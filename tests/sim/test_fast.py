@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import io
 import math
+import multiprocessing
+import threading
 from dataclasses import replace
 
 import numpy as np
@@ -356,6 +358,27 @@ def test_same_seed_same_results_whatever_the_threads_and_the_split() -> None:
     assert not np.array_equal(other.rounds, a.rounds)
     fresh = simulate(definition, 10)
     assert np.array_equal(simulate(definition, 10, fresh.seed).rounds, fresh.rounds)
+
+
+def _orc_bridge_winners(n: int, seed: int) -> list[int]:
+    return [int(w) for w in simulate(load_encounter("orc-bridge"), n, seed).winner]
+
+
+def test_forked_processes_and_python_threads_can_run_it() -> None:
+    expected = _orc_bridge_winners(3000, 3)  # the kernel has run in this process
+    # GNU OpenMP would kill a child forked now; the fork-safe threading layer does not
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_orc_bridge_winners, (3000, 3)) == expected
+    results: list[list[int]] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(_orc_bridge_winners(3000, 3)))
+        for _ in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [expected] * 3
 
 
 def test_reference_results_do_not_depend_on_workers() -> None:

@@ -17,8 +17,17 @@ multiply-and-reject.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
-from numba import njit, prange
+from numba import config, njit, prange
+
+# A fork-safe threading layer, unless the user chose one: the default (GNU OpenMP on Linux)
+# kills a child forked after a parallel run ("fork() called from a process already using GNU
+# OpenMP"), and the simulator's worker processes may fork. Without TBB this is numba's
+# ``workqueue``, which is not thread safe: :func:`caltrop.sim.fast.simulate` serialises calls.
+if not os.environ.get("NUMBA_THREADING_LAYER"):
+    config.THREADING_LAYER = "forksafe"  # type: ignore[attr-defined]
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)

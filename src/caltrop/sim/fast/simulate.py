@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,6 +162,9 @@ def simulate(
     Raises :class:`~caltrop.sim.fast.compile.FastPathError` for an encounter the fast path
     cannot play (another economy, ``initiative: check``, halved dice, more than 64 creatures).
     The first call in a fresh environment compiles the kernel (some seconds; cached on disk).
+    Calls from several Python threads are serialised, and a process forked after a call can
+    call it too: unless ``NUMBA_THREADING_LAYER`` is set, numba's fork-safe threading layer is
+    chosen (``workqueue`` without TBB), not GNU OpenMP.
     """
     if n < 0:
         raise FastPathError(f"n must be 0 or more, not {n}")
@@ -206,23 +210,29 @@ def simulate(
     return FastResult(seed, first, compiled.ids, sides, winner, rounds, dealt, hinders, spent, down)
 
 
+#: One parallel kernel at a time per process: the fork-safe threading layer (numba's
+#: ``workqueue`` when TBB is absent) aborts on concurrent launches from several Python threads.
+_KERNEL_LOCK = threading.Lock()
+
+
 def _run_parallel(threads: int | None, *args: Any) -> None:
     import numba
 
     from caltrop.sim.fast import kernel
 
-    if threads is None:
-        kernel.play_many(*args)
-        return
-    if threads < 1:
+    if threads is not None and threads < 1:
         raise FastPathError(f"threads must be at least 1, not {threads}")
-    before = numba.get_num_threads()
-    most: int = getattr(numba.config, "NUMBA_NUM_THREADS", before)
-    numba.set_num_threads(min(threads, most))
-    try:
-        kernel.play_many(*args)
-    finally:
-        numba.set_num_threads(before)
+    with _KERNEL_LOCK:
+        if threads is None:
+            kernel.play_many(*args)
+            return
+        before = numba.get_num_threads()
+        most: int = getattr(numba.config, "NUMBA_NUM_THREADS", before)
+        numba.set_num_threads(min(threads, most))
+        try:
+            kernel.play_many(*args)
+        finally:
+            numba.set_num_threads(before)
 
 
 def trace(
