@@ -22,6 +22,7 @@ from caltrop.dice import (
 )
 from caltrop.dice.ast import Expr
 from caltrop.dice.render import d4_pairs
+from caltrop.dice.roll import roll_faces
 from caltrop.errors import DiceInputError
 from tests.dice.oracles import evaluate, exprs, slots
 
@@ -86,6 +87,33 @@ def test_rng_dice_source_directly() -> None:
     faces = src.faces(4, 1000)
     assert set(faces) == {1, 2, 3, 4}  # 1000 d4s without some face: probability ≈ 4·0.75**1000
     assert all(type(f) is int for f in faces)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([2, 3, 4, 6, 8, 10, 12, 20, 100]), st.integers(0, 6))),
+    st.integers(0, 2**32 - 1),
+)
+def test_rng_dice_draw_what_one_array_call_draws(dice: list[tuple[int, int]], seed: int) -> None:
+    """RngDice rolls a single die with a scalar call: the faces, and the generator's state after
+    them, are those of ``rng.integers(1, sides + 1, size=count)`` for every term."""
+    ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    src = RngDice(ours)
+    for sides, count in dice:
+        expected = tuple(int(v) for v in theirs.integers(1, sides + 1, size=count))
+        faces = src.faces(sides, count)
+        assert faces == expected
+        assert all(type(f) is int for f in faces)
+    assert ours.bit_generator.state == theirs.bit_generator.state
+
+
+@settings(max_examples=80, deadline=None)
+@given(exprs(max_count=8, max_sides=20), st.integers(0, 2**32 - 1))
+def test_roll_faces_is_the_faces_and_total_of_roll(e: Expr, seed: int) -> None:
+    ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    rolled = roll(e, theirs)
+    assert roll_faces(e, ours) == (rolled.faces, rolled.total)
+    assert ours.bit_generator.state == theirs.bit_generator.state
 
 
 # -- entered dice ----------------------------------------------------------------------------------

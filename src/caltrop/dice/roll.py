@@ -36,7 +36,12 @@ class RngDice:
     def faces(self, sides: int, count: int) -> tuple[int, ...]:
         if count == 0:
             return ()
-        return tuple(int(v) for v in self.rng.integers(1, sides + 1, size=count))
+        if count == 1:
+            # One die without building an array (a third of the time). numpy draws the same
+            # number: each value of ``size=count`` comes from the generator in turn, exactly as
+            # one scalar call draws it (tests/dice/test_roll.py checks the streams agree).
+            return (int(self.rng.integers(1, sides + 1)),)
+        return tuple(self.rng.integers(1, sides + 1, size=count).tolist())
 
 
 class EnteredDice:
@@ -189,6 +194,30 @@ def _roll_node(node: Node, source: DiceSource) -> NodeRoll:
 
 def _roll_expr(expr: Expr, source: DiceSource) -> Roll:
     return Roll(expr, tuple(TermRoll(t.sign, _roll_node(t.node, source)) for t in expr.terms))
+
+
+def roll_faces(expr: Expr, rng: np.random.Generator) -> tuple[tuple[int, ...], int]:
+    """``(faces, total)`` of ``roll(expr, rng)``, the same dice drawn by the same calls, without
+    building the :class:`Roll` tree when ``expr`` is a plain sum of dice and constants (every
+    roll of an encounter simulation is; others are rolled by :func:`roll`)."""
+    terms = expr.terms
+    for term in terms:
+        if type(term.node) is not Dice and type(term.node) is not Const:
+            rolled = roll(expr, rng)
+            return rolled.faces, rolled.total
+    source = RngDice(rng)
+    faces: tuple[int, ...] = ()
+    total = 0
+    for term in terms:
+        node = term.node
+        if type(node) is Dice:
+            values = source.faces(node.sides, node.count)
+            faces += values
+            total += term.sign * sum(values)
+        else:
+            assert isinstance(node, Const)
+            total += term.sign * node.value
+    return faces, total
 
 
 def roll(

@@ -45,7 +45,7 @@ from caltrop.core.model import (
 )
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
-from caltrop.dice.roll import EnteredDice, Roll, roll
+from caltrop.dice.roll import EnteredDice, roll, roll_faces
 from caltrop.economy import EconomyRules, Resources, economy_for
 from caltrop.encounter.facts import apply_fact, check_fact
 from caltrop.encounter.legal import LegalActions
@@ -87,6 +87,7 @@ class Encounter:
         "_commands",
         "_events",
         "_record",
+        "_tables",
         "boons",
         "creatures",
         "definition",
@@ -131,6 +132,7 @@ class Encounter:
     _commands: list[Command]
     _events: list[dict[str, Any]] | None
     _record: bool
+    _tables: _Tables
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -158,6 +160,7 @@ class Encounter:
         self.header = dict(header or {})
         self.rng = np.random.default_rng(self.seed)
         self._by_id = {c.id: i for i, c in enumerate(self.creatures)}
+        self._tables = _tables(definition)
         self.health = [c.health for c in self.creatures]
         self.down = [c.health <= 0 for c in self.creatures]
         self.resources = [self.economy.initial(c) for c in self.creatures]
@@ -204,6 +207,7 @@ class Encounter:
         bit_generator.state = self.rng.bit_generator.state  # type: ignore[assignment]
         other.rng = np.random.Generator(bit_generator)
         other._by_id = self._by_id
+        other._tables = self._tables
         other.health = self.health.copy()
         other.down = self.down.copy()
         other.resources = [r.copy() for r in self.resources]
@@ -271,8 +275,13 @@ class Encounter:
                     ):
                         return self.creatures[i].id
                 return CHANCE
-            for i in self._window_order(top):
-                if i not in top.passed and self._has_reaction(i, top):
+            # _window_order, inlined: this runs before every decision of a simulation
+            order, down, passed = self.order, self.down, top.passed
+            n = len(order)
+            start = order.index(top.roller) if top.roller in order else 0
+            for k in range(1, n):
+                i = order[(start + k) % n]
+                if not down[i] and i not in passed and self._has_reaction(i, top):
                     return self.creatures[i].id
             return CHANCE
         owner = self.turn_owner
@@ -511,57 +520,34 @@ class Encounter:
             if not self.pending and self.turn_owner == actor:
                 yield EndTurn(actor)
             return
-        creature = self.creatures[i]
         if self.pending:
             top = self.pending[-1]
             if top.kind is RollKind.INITIATIVE or i == top.roller:
                 return
-            for action in creature.actions:
-                if action.reaction:
-                    yield from self._candidates(i, action, top)
+            for choices in self._tables.reactions[i][top.roller]:
+                yield from self._candidates(i, choices, on_turn=False)
             if i not in top.passed:
                 yield Pass(actor)
             return
         if self.turn_owner != actor:
             return
-        for action in creature.actions:
-            if action.kind is not ActionKind.TEAM:
-                yield from self._candidates(i, action, None)
+        for choices in self._tables.own_turn[i]:
+            yield from self._candidates(i, choices, on_turn=True)
         yield EndTurn(actor)
 
-    def _candidates(self, i: int, action: ActionDef, top: PendingRoll | None) -> Iterator[Command]:
-        creature = self.creatures[i]
-        if not self.economy.allows(creature, self.resources[i], action, on_turn=top is None):
+    def _candidates(self, i: int, choices: _Choices, *, on_turn: bool) -> Iterator[Command]:
+        """The commands of one action now: those of its :class:`_Choices` at creatures still
+        standing, if the gate is open."""
+        if not self.economy.allows(
+            self.creatures[i], self.resources[i], choices.action, on_turn=on_turn
+        ):
             return
-        if action.kind is ActionKind.TEAM:
-            assert top is not None
-            if self._grant_fits(i, action, top.roller):
-                yield Act(creature.id, action.name)
-            return
-        if action.kind is ActionKind.CHECK:
-            if action.dc is not None:
-                yield Act(creature.id, action.name)
-            return
-        weapons: list[tuple[str, ...]] = [()]
-        if action.uses_weapon:
-            weapons = [
-                (w.name,)
-                for w in creature.weapons
-                if action.weapon_kind is None or w.kind is action.weapon_kind
-            ]
-        for j, other in enumerate(self.creatures):
-            if j == i or self.down[j]:
-                continue
-            if action.kind is ActionKind.ATTACK and other.side is creature.side:
-                continue
-            if action.kind is ActionKind.EFFECT and (
-                action.grant is None or not self._grant_fits(i, action, j)
-            ):
-                continue
-            for w in weapons:
-                yield Act(creature.id, action.name, (other.id,), w)
-        if action.kind is ActionKind.EFFECT and action.grant is None:
-            yield Act(creature.id, action.name)
+        down = self.down
+        for j, commands in choices.targets:
+            if not down[j]:
+                yield from commands
+        if choices.plain is not None:
+            yield choices.plain
 
     # -- internals: validation ------------------------------------------------------------------
 
@@ -711,25 +697,21 @@ class Encounter:
         return weapon
 
     def _grant_fits(self, i: int, action: ActionDef, other: int) -> bool:
-        grant = action.grant
-        if grant is None:
-            return False
-        same = self.creatures[i].side is self.creatures[other].side
-        return same if grant.to == "ally" else not same
+        return _grant_fits(action, self.creatures[i], self.creatures[other])
 
     def _plan_roll(self, command: RollDice | RollTotal) -> _RollPlan:
         self._not_over()
         if not self.pending:
             raise IllegalActionError("no roll is pending")
-        expr = self._pending_expr(self.pending[-1])
+        expr, text = self._pending_pool(self.pending[-1])
         if isinstance(command, RollTotal):
             dist = distribution(expr)
             if dist.pmf_exact().get(command.total, 0) == 0:
                 raise IllegalActionError(f"{expr} cannot total {command.total}")
-            return _RollPlan(expr, None, command.total)
+            return _RollPlan(expr, text, None, command.total)
         if command.entered is not None:
             EnteredDice(expr, command.entered)  # validates count and faces (R5), raises if wrong
-        return _RollPlan(expr, command.entered, None)
+        return _RollPlan(expr, text, command.entered, None)
 
     def _plan_end_turn(self, command: EndTurn) -> _EndTurnPlan:
         self._not_over()
@@ -776,21 +758,41 @@ class Encounter:
     # -- internals: resolution ------------------------------------------------------------------
 
     def _action_expr(self, i: int, action: ActionDef, weapon: Weapon | None, net_adv: int) -> Expr:
+        return self._action_pool(i, action, weapon, net_adv)[0]
+
+    def _action_pool(
+        self, i: int, action: ActionDef, weapon: Weapon | None, net_adv: int
+    ) -> tuple[Expr, str]:
+        """The expression an action rolls now and its text, built once per pool size."""
         d4 = self.economy.pool(self.creatures[i], self.resources[i], action, net_adv)
-        terms = [Term(1, Dice(d4, 4))]
-        if weapon is not None:
-            terms.extend(weapon.dice.terms)
-        if action.extra is not None:
-            terms.extend(action.extra.terms)
-        return Expr(tuple(terms))
+        exprs = self._tables.exprs
+        key = (id(action), id(weapon), d4)
+        known = exprs.get(key)
+        if known is None or known[0] is not action or known[1] is not weapon:
+            terms = [Term(1, Dice(d4, 4))]
+            if weapon is not None:
+                terms.extend(weapon.dice.terms)
+            if action.extra is not None:
+                terms.extend(action.extra.terms)
+            expr = Expr(tuple(terms))
+            known = exprs[key] = (action, weapon, expr, str(expr))
+        return known[2], known[3]
 
     def _pending_expr(self, p: PendingRoll) -> Expr:
-        if p.kind is RollKind.STAGE:
-            assert self.module is not None
-            return self.module.expression(self, p)
         if p.kind is RollKind.ACTION:
             assert p.action is not None
             return self._action_expr(p.roller, p.action, p.weapon, p.net_advantage)
+        return self._pending_pool(p)[0]
+
+    def _pending_pool(self, p: PendingRoll) -> tuple[Expr, str]:
+        """The expression ``p`` rolls now, and its text for the outcome."""
+        if p.kind is RollKind.ACTION:
+            assert p.action is not None
+            return self._action_pool(p.roller, p.action, p.weapon, p.net_advantage)
+        if p.kind is RollKind.STAGE:
+            assert self.module is not None
+            expr = self.module.expression(self, p)
+            return expr, str(expr)
         creature = self.creatures[p.roller]
         assert p.aspect is not None
         value = creature.aspects[p.aspect]
@@ -800,7 +802,8 @@ class Encounter:
             )
         else:
             d4 = max(1, value)
-        return Expr((Term(1, Dice(d4, 4)),))
+        expr = Expr((Term(1, Dice(d4, 4)),))
+        return expr, str(expr)
 
     def _window_order(self, top: PendingRoll) -> Iterator[int]:
         """Creatures that may react to ``top``, in turn order starting after the roller."""
@@ -812,9 +815,13 @@ class Encounter:
                 yield i
 
     def _has_reaction(self, i: int, top: PendingRoll) -> bool:
-        creature = self.creatures[i]
-        for action in creature.actions:
-            if action.reaction and any(True for _ in self._candidates(i, action, top)):
+        """Whether :meth:`_candidates` offers ``i`` any reaction to ``top``, without building
+        the commands (asked of every creature in the window before every decision)."""
+        creature, resources, down = self.creatures[i], self.resources[i], self.down
+        for choices in self._tables.reactions[i][top.roller]:
+            if choices.plain is None and all(down[j] for j, _ in choices.targets):
+                continue  # nobody left to aim it at
+            if self.economy.allows(creature, resources, choices.action, on_turn=False):
                 return True
         return False
 
@@ -873,18 +880,16 @@ class Encounter:
     def _roll(self, plan: _RollPlan) -> tuple[tuple[int, ...], int]:
         if plan.total is not None:
             return (), plan.total
-        rolled: Roll = (
-            roll(plan.expr, self.rng)
-            if plan.entered is None
-            else roll(plan.expr, entered=plan.entered)
-        )
+        if plan.entered is None:
+            return roll_faces(plan.expr, self.rng)
+        rolled = roll(plan.expr, entered=plan.entered)
         return rolled.faces, rolled.total
 
     def _resolve(self, plan: _RollPlan) -> Outcome:
         p = self.pending.pop()
         faces, total = self._roll(plan)
         roller = self.creatures[p.roller]
-        expr = str(plan.expr)
+        expr = plan.text
         if p.kind is RollKind.INITIATIVE:
             self.initiative[p.roller] = total
             if not self.pending:
@@ -961,6 +966,112 @@ class Encounter:
             self._advance_turn()
 
 
+# -- what a definition decides once: shared by its encounters and their clones ----------------------
+
+
+def _grant_fits(action: ActionDef, creature: CreatureDef, other: CreatureDef) -> bool:
+    """Whether ``action``'s grant may go from ``creature`` to ``other`` (an ally or an enemy)."""
+    grant = action.grant
+    if grant is None:
+        return False
+    same = creature.side is other.side
+    return same if grant.to == "ally" else not same
+
+
+@dataclass(frozen=True, slots=True)
+class _Choices:
+    """Every command one action could ever give one creature, in the order
+    :meth:`Encounter.generate_legal` offers them: ``targets`` pairs each creature it may be
+    aimed at (by side and grant, before anyone is down) with one command per fitting weapon;
+    ``plain`` is the command without a target (a check with a DC, an effect without a grant, a
+    team action), if the action has one. The gate and who is down are checked when asked; a
+    team action's fit to the pending roll is settled by :attr:`_Tables.reactions`."""
+
+    action: ActionDef
+    targets: tuple[tuple[int, tuple[Act, ...]], ...]
+    plain: Act | None
+
+    @classmethod
+    def of(cls, creatures: tuple[CreatureDef, ...], i: int, action: ActionDef) -> _Choices:
+        creature, kind = creatures[i], action.kind
+        plain = None
+        if (
+            kind is ActionKind.TEAM
+            or (kind is ActionKind.CHECK and action.dc is not None)
+            or (kind is ActionKind.EFFECT and action.grant is None)
+        ):
+            plain = Act(creature.id, action.name)
+        targets: list[tuple[int, tuple[Act, ...]]] = []
+        if kind is not ActionKind.TEAM and kind is not ActionKind.CHECK:
+            weapons: list[tuple[str, ...]] = [()]
+            if action.uses_weapon:
+                weapons = [
+                    (w.name,)
+                    for w in creature.weapons
+                    if action.weapon_kind is None or w.kind is action.weapon_kind
+                ]
+            for j, other in enumerate(creatures):
+                if j == i:
+                    continue
+                if kind is ActionKind.ATTACK and other.side is creature.side:
+                    continue
+                if kind is ActionKind.EFFECT and not _grant_fits(action, creature, other):
+                    continue
+                commands = tuple(Act(creature.id, action.name, (other.id,), w) for w in weapons)
+                if commands:
+                    targets.append((j, commands))
+        return cls(action, tuple(targets), plain)
+
+
+class _Tables:
+    """What an (immutable) encounter definition decides once and for all: each creature's
+    actions by when they may be taken, with their :class:`_Choices`, and the dice expressions of
+    the pools rolled so far. Shared by every encounter of the definition and by their clones."""
+
+    __slots__ = ("definition", "exprs", "own_turn", "reactions")
+
+    def __init__(self, definition: EncounterDef) -> None:
+        creatures = definition.participants
+        self.definition = definition
+        #: per creature: its actions that are not team actions (taken on its own turn)
+        self.own_turn = tuple(
+            tuple(_Choices.of(creatures, i, a) for a in c.actions if a.kind is not ActionKind.TEAM)
+            for i, c in enumerate(creatures)
+        )
+        #: per creature, per roller: its reactions that may be taken on that roller's pending
+        #: roll (a team action only if its grant fits the roller: help an ally, hinder a foe)
+        self.reactions = tuple(
+            tuple(
+                tuple(
+                    _Choices.of(creatures, i, a)
+                    for a in c.actions
+                    if a.reaction and (a.kind is not ActionKind.TEAM or _grant_fits(a, c, roller))
+                )
+                for roller in creatures
+            )
+            for i, c in enumerate(creatures)
+        )
+        #: (id(action), id(weapon), d4) → (action, weapon, expression, its text); the entry
+        #: holds the action and the weapon, so their ids cannot be reused while it exists
+        self.exprs: dict[tuple[int, int, int], tuple[ActionDef, Weapon | None, Expr, str]] = {}
+
+
+_TABLES: dict[int, _Tables] = {}
+_TABLES_KEPT: Final = 32
+
+
+def _tables(definition: EncounterDef) -> _Tables:
+    """The tables of ``definition``, built on its first encounter (simulations begin thousands
+    of encounters of one definition); the last few definitions' tables are kept."""
+    tables = _TABLES.get(id(definition))
+    if tables is None or tables.definition is not definition:
+        tables = _Tables(definition)
+        if len(_TABLES) >= _TABLES_KEPT:
+            del _TABLES[next(iter(_TABLES))]
+        _TABLES[id(definition)] = tables
+    return tables
+
+
 # -- plans: validated commands, ready to execute without failing ------------------------------------
 
 
@@ -1021,6 +1132,7 @@ class _ActPlan(_Plan):
 @dataclass(slots=True)
 class _RollPlan(_Plan):
     expr: Expr
+    text: str
     entered: tuple[int, ...] | None
     total: int | None
 
