@@ -89,21 +89,41 @@ def test_rng_dice_source_directly() -> None:
     assert all(type(f) is int for f in faces)
 
 
-@settings(max_examples=60, deadline=None)
+SIDES = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 20, 100, 2**31 + 1, 3 * 10**9, 2**32 - 1, 2**32, 2**40]
+
+
+@settings(max_examples=200, deadline=None)
 @given(
-    st.lists(st.tuples(st.sampled_from([2, 3, 4, 6, 8, 10, 12, 20, 100]), st.integers(0, 6))),
+    st.lists(st.tuples(st.sampled_from(SIDES), st.integers(0, 9)), max_size=30),
     st.integers(0, 2**32 - 1),
+    st.sampled_from([np.random.PCG64, np.random.MT19937, np.random.Philox, np.random.SFC64]),
 )
-def test_rng_dice_draw_what_one_array_call_draws(dice: list[tuple[int, int]], seed: int) -> None:
-    """RngDice rolls a single die with a scalar call: the faces, and the generator's state after
-    them, are those of ``rng.integers(1, sides + 1, size=count)`` for every term."""
-    ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+def test_rng_dice_draw_what_numpy_draws(
+    dice: list[tuple[int, int]], seed: int, bit_generator: type[np.random.BitGenerator]
+) -> None:
+    """RngDice draws its own dice word by word: the faces, and the generator's state after
+    them, are those of ``rng.integers(1, sides + 1, size=count)`` for every term, whatever the
+    sides (some ranges reject many words: 3·10**9 about a third) and the bit generator."""
+    ours = np.random.Generator(bit_generator(seed))
+    theirs = np.random.Generator(bit_generator(seed))
     src = RngDice(ours)
     for sides, count in dice:
         expected = tuple(int(v) for v in theirs.integers(1, sides + 1, size=count))
         faces = src.faces(sides, count)
         assert faces == expected
         assert all(type(f) is int for f in faces)
+    np.testing.assert_equal(ours.bit_generator.state, theirs.bit_generator.state)
+
+
+def test_rng_dice_draw_what_numpy_draws_at_length() -> None:
+    """A long mixed stream, with the rejection step of Lemire's method exercised often."""
+    ours, theirs = np.random.default_rng(2024), np.random.default_rng(2024)
+    src = RngDice(ours)
+    plan = np.random.default_rng(7)
+    for _ in range(3000):
+        sides = int(plan.choice([3, 4, 6, 8, 12, 3 * 10**9, 2**31 + 1]))
+        count = int(plan.integers(0, 6))
+        assert src.faces(sides, count) == tuple(theirs.integers(1, sides + 1, size=count).tolist())
     assert ours.bit_generator.state == theirs.bit_generator.state
 
 

@@ -12,7 +12,7 @@ from typing import Protocol
 import numpy as np
 
 from caltrop.core.commands import Act, Command, EndTurn, Pass, RollDice
-from caltrop.core.model import ActionKind
+from caltrop.core.model import ActionDef, ActionKind, CreatureDef
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
 
 
@@ -42,14 +42,20 @@ class AttackWeakestPolicy:
             return Pass(actor)
         best: Act | None = None
         best_key: tuple[int, int] | None = None
+        creature: CreatureDef | None = None
+        name: str | None = None  # the action of the last command looked at (they come grouped)
+        action: ActionDef | None = None
         for command in encounter.legal_actions(actor):
             if not isinstance(command, Act) or not command.targets:
                 continue
-            action = encounter.creature(actor).action(command.action)
+            if creature is None:
+                creature = encounter.creature(actor)
+            if command.action != name:
+                name, action = command.action, creature.action(command.action)
             if action is None or action.kind is not ActionKind.ATTACK:
                 continue
             target = encounter.index(command.targets[0])
-            key = (encounter.health[target], -encounter.creature(actor).aspects[action.aspect])
+            key = (encounter.health[target], -creature.aspects[action.aspect])
             if best_key is None or key < best_key:
                 best, best_key = command, key
         return best if best is not None else EndTurn(actor)
@@ -66,13 +72,23 @@ def play_out(
     steps = 0
     side_of = {c.id: c.side.value for c in encounter.creatures}
     pick = policies if callable(policies) else (lambda side: policies[side])
+    # with a mapping, each creature's policy is looked up once
+    policy_of: dict[str, Policy] = (
+        {}
+        if callable(policies)
+        else {who: policies[side] for who, side in side_of.items() if side in policies}
+    )
+    roll = RollDice()
     while steps < max_steps:
         who = encounter.current()
         if who == TERMINAL:
             return steps
         if who == CHANCE:
-            encounter.apply(RollDice())
+            encounter.apply(roll)
         else:
-            encounter.apply(pick(side_of[who]).choose(encounter, who))
+            policy = policy_of.get(who)
+            if policy is None:
+                policy = pick(side_of[who])
+            encounter.apply(policy.choose(encounter, who))
         steps += 1
     raise RuntimeError(f"the encounter did not end within {max_steps} decisions")
