@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from caltrop.errors import CaltropError
-from caltrop.sim.policies import AttackWeakestPolicy, Policy, RandomPolicy
+from caltrop.sim.points_tactics import AttackWeakestPointsPolicy
+from caltrop.sim.policies import Policy, RandomPolicy
 from caltrop.sim.tactics import TacticalPolicy
 
 PolicyFactory = Callable[[np.random.Generator], Policy]
@@ -76,9 +77,12 @@ register_policy(
 )
 register_policy(
     "attack-weakest",
-    lambda rng: AttackWeakestPolicy(),
+    lambda rng: AttackWeakestPointsPolicy(),
     deterministic=True,
-    description="attack the enemy with the least Health; never react",
+    description=(
+        "attack the enemy with the least Health; never react (Action Points: attack the "
+        "weakest adjacent enemy, else shoot, else close in; block when attacked)"
+    ),
     aliases=("simple",),
 )
 register_policy(

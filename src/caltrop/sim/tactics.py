@@ -25,11 +25,13 @@ decision costs a few dictionary look-ups. With it:
   budget. A source key already on the roll adds nothing (R14) and is never paid for again.
 * **End the turn when nothing good remains.**
 
-Extension points for other economies (the Action Point module's Block or Dodge by expected
-damage, aim before a long shot): register an :class:`Advisor` for the economy with
+Extension points for other economies: register an :class:`Advisor` for the economy with
 :func:`register_advisor`, and add rules to :attr:`TacticalPolicy.turn_rules` /
 :attr:`TacticalPolicy.reaction_rules` — each rule scores the commands it understands (returns
-None for the others), so new kinds of action slot in beside the Action Load ones.
+None for the others), so new kinds of action slot in beside the Action Load ones. An economy
+whose turns are plans rather than single scored actions (the Action Point module: move, aim,
+then shoot; Block or Dodge by exact expected damage) registers its whole decision procedure with
+:func:`register_tactics`; :mod:`caltrop.sim.points_tactics` does so for ``action_points``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
 from caltrop.economy import Resources
 from caltrop.encounter import Encounter
+from caltrop.sim.points_tactics import PointsAdvisor, PointsKnobs, points_tactics
 
 #: Team actions that only make sense on an attack aimed at the one who takes them ("Twist away
 #: from an attack aimed at you"): matched against the action's source key.
@@ -269,6 +272,28 @@ def advisor_for(encounter: Encounter) -> Advisor:
     return _ADVISORS.get(encounter.economy.name, ActionLoadAdvisor)()
 
 
+# -- economies that decide by their own procedure -------------------------------------------------
+
+
+class EconomyTactics(Protocol):
+    """An economy's own decision procedure: the command creature ``i`` should issue now."""
+
+    def __call__(self, policy: TacticalPolicy, encounter: Encounter, i: int) -> Command: ...
+
+
+_TACTICS: dict[str, EconomyTactics] = {}
+
+
+def register_tactics(economy: str, tactics: EconomyTactics) -> None:
+    """Let ``tactics`` make the tactical policy's choices in encounters of ``economy``."""
+    _TACTICS[economy] = tactics
+
+
+def tactics_for(encounter: Encounter) -> EconomyTactics | None:
+    """The decision procedure registered for the encounter's economy, if any."""
+    return _TACTICS.get(encounter.economy.name)
+
+
 # -- rules: scoring the commands a policy may choose --------------------------------------------
 
 
@@ -369,6 +394,7 @@ class TacticalPolicy:
     ``min_gain`` is the least harm a reaction must change to be worth taking; ``discount``
     weighs reactions and boons that are only expected (the moment may never come);
     ``reserve=False`` turns the Load budget off (then every affordable attack is taken).
+    ``points`` holds the weights of the Action Point tactics (:class:`PointsKnobs`).
     """
 
     turn_rules: tuple[TurnRule, ...] = (score_attack, score_boon)
@@ -381,10 +407,12 @@ class TacticalPolicy:
         min_gain: float = 0.05,
         discount: float = 0.6,
         reserve: bool = True,
+        points: PointsKnobs | None = None,
     ) -> None:
         self.min_gain = min_gain
         self.discount = discount
         self.reserve = reserve
+        self.points_knobs = points if points is not None else PointsKnobs()
 
     # -- helpers shared with rules ---------------------------------------------------------------
 
@@ -435,6 +463,9 @@ class TacticalPolicy:
 
     def choose(self, encounter: Encounter, actor: str) -> Command:
         i = encounter.index(actor)
+        special = tactics_for(encounter)
+        if special is not None:
+            return special(self, encounter, i)
         if encounter.pending:
             return self._react(encounter, i)
         return self._act(encounter, i)
@@ -666,3 +697,8 @@ class TacticalPolicy:
                 best = (value, action)
         memo[key] = best
         return best
+
+
+# The Action Point economy (seed 004): its advisor, and its tactics (plans, Block or Dodge).
+register_advisor("action_points", PointsAdvisor)
+register_tactics("action_points", points_tactics)
