@@ -141,3 +141,21 @@ def test_a_fight_nobody_can_win_stops_at_the_round_cap() -> None:
     rec = result.runs[0].records
     assert rec.timeout.all()
     assert (rec.winner == 0).all()
+
+
+def test_action_point_records_count_points_and_damage_by_attacker() -> None:
+    """Seed 004 runs: damage is credited to the attacker (the defence roll is the defender's),
+    points spent are AP + RP + floating RP paid, and every downed creature took its Health."""
+    d = load_encounter("bridge-duel-ap")
+    policies = {"pc": "attack-weakest", "npc": "attack-weakest"}
+    result = simulate(d, [parse_variant("baseline")], policies, n=12, seed=3)
+    rec = result.runs[0].records
+    assert (rec.cost.sum(1) > 0).all()  # everybody's side pays for its turns
+    assert (rec.dealt.sum(1) > 0).all()
+    max_health = np.array([c.max_health for c in d.participants])
+    pcs = np.array([c.side.value == "pc" for c in d.participants])
+    for row in range(rec.n):
+        down = rec.down[row]
+        # damage dealt by one side is at least the Health lost by the other side's downed ones
+        assert rec.dealt[row][pcs].sum() >= (max_health * (down & ~pcs)).sum()
+        assert rec.dealt[row][~pcs].sum() >= (max_health * (down & pcs)).sum()

@@ -233,7 +233,15 @@ def _print_sim(summary: dict[str, Any]) -> None:
         table.add_row(*row)
     console.print(table)
     side_table = Table(title="Per side, per encounter", title_justify="left")
-    for c in ("variant", "side", "damage/round", "Load used", "reactions", "team actions", "down"):
+    for c in (
+        "variant",
+        "side",
+        "damage/round",
+        "Load/points used",
+        "reactions",
+        "team actions",
+        "down",
+    ):
         side_table.add_column(c, justify="left" if c in ("variant", "side") else "right")
     for v in summary["variants"]:
         for side in ("pc", "npc"):

@@ -170,7 +170,7 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
             "variant",
             "side",
             "damage / round",
-            "Load used / enc.",
+            "Load or points used / enc.",
             "reactions / enc.",
             "team actions / enc.",
             "down / enc.",
@@ -196,7 +196,7 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
             [
                 "creature",
                 "side",
-                "Load used",
+                "Load/points used",
                 "damage dealt",
                 "reactions",
                 "helps",

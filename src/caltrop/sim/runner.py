@@ -120,6 +120,14 @@ class Records:
         return wins
 
 
+def _points(encounter: Encounter, j: int) -> int | None:
+    """AP + RP + floating RP of creature ``j`` in an Action Point encounter (else None)."""
+    if encounter.module is None:
+        return None
+    res = encounter.resources[j].as_dict()
+    return int(res["ap"]) + int(res["rp"]) + int(res["floating_rp"])
+
+
 def play_recorded(
     definition: EncounterDef,
     policies: Mapping[str, Policy],
@@ -152,12 +160,17 @@ def play_recorded(
                 cost[top.roller] += top.action.cost
                 if outcome.damage:
                     dealt[top.roller] += outcome.damage
+            elif top.kind is RollKind.STAGE and outcome is not None and outcome.damage:
+                dealt[int(top.context["attacker"])] += outcome.damage  # seed 004: the attacker's
         else:
             command = policies[side_of[who]].choose(encounter, who)
             reacting = bool(encounter.pending)
+            j = by_id[who]
+            points_before = _points(encounter, j)
             encounter.apply(command)
+            if points_before is not None:
+                cost[j] += max(0, points_before - (_points(encounter, j) or 0))  # AP + RP spent
             if isinstance(command, Act):
-                j = by_id[who]
                 action = creatures[j].action(command.action)  # None: an economy's own action
                 if action is not None and action.kind in (ActionKind.TEAM, ActionKind.EFFECT):
                     cost[j] += action.cost  # paid at once (no roll to resolve)
