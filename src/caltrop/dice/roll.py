@@ -52,6 +52,8 @@ class RngDice:
         if next_uint32 is None or not (type(sides) is int and 2 <= sides < _WORD):
             return tuple(self.rng.integers(1, sides + 1, size=count).tolist())
         state = self._state
+        if sides & (sides - 1) == 0:  # a power of two (a d4, a d8): the method never rejects
+            return tuple([(next_uint32(state) * sides >> 32) + 1 for _ in range(count)])
         out: list[int] = []
         for _ in range(count):
             m = next_uint32(state) * sides  # the word scaled to 0 … sides·2**32

@@ -8,6 +8,7 @@ creature's turn (R10) or, with ``load_reset: round``, for everyone at the start 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,22 @@ class LoadState:
 
     def as_dict(self) -> dict[str, Any]:
         return {"load": self.load}
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _check_gate(aspect: int, load: int, cost: int, revision: Revision, aspect_name: str) -> Gate:
+    """:func:`check_gate`, remembered: a :class:`Gate` is an immutable value of these five (and
+    its reason text costs more to build than to look up), and the engine and tactics ask the
+    same few gates over and over. Errors are raised anew each time (never remembered)."""
+    return check_gate(aspect, load, cost, revision, aspect_name=aspect_name)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _pool_size(
+    aspect: int, load: int, net_adv: int, revision: Revision, fixed_pool: int | None
+) -> int:
+    """:func:`pool_size`, remembered likewise (tactics weigh many pools per decision)."""
+    return pool_size(aspect, load, net_adv, revision, fixed_pool=fixed_pool)
 
 
 def _state(resources: Resources) -> LoadState:
@@ -76,12 +93,12 @@ class ActionLoadEconomy:
         self, creature: CreatureDef, resources: Resources, action: ActionDef, *, on_turn: bool
     ) -> Gate:
         """R11: Aspect − Load ≥ Cost, the same on the creature's turn and on others' turns."""
-        return check_gate(
+        return _check_gate(
             self.aspect(creature, action.aspect),
             _state(resources).load,
             action.cost,
             self.revision,
-            aspect_name=action.aspect,
+            action.aspect,
         )
 
     def allows(
@@ -97,12 +114,12 @@ class ActionLoadEconomy:
         self, creature: CreatureDef, resources: Resources, action: ActionDef, net_adv: int
     ) -> int:
         """R12: Aspect − max(0, Load) + Net Advantage, at least 1 (legacy: R20)."""
-        return pool_size(
+        return _pool_size(
             self.aspect(creature, action.aspect),
             _state(resources).load,
             net_adv,
             self.revision,
-            fixed_pool=action.fixed_pool,
+            action.fixed_pool,
         )
 
     def pay(

@@ -64,4 +64,4 @@ class PendingRoll:
 
     @property
     def net_advantage(self) -> int:
-        return net_advantage(self.advantages)
+        return net_advantage(self.advantages) if self.advantages else 0

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from caltrop.core.commands import (
     GM,
@@ -59,6 +60,17 @@ CHANCE: Final = "chance"
 TERMINAL: Final = "terminal"
 
 LOG_FORMAT: Final = "caltrop-log/1"
+
+
+class _Overwritten(np.random.bit_generator.ISeedSequence):
+    """The seed of a bit generator whose whole state is set right after (a clone's): zeros at
+    no cost, where ``PCG64()`` would gather fresh entropy from the system and hash it."""
+
+    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> npt.NDArray[Any]:
+        return np.zeros(n_words, dtype=dtype)
+
+
+_OVERWRITTEN: Final = _Overwritten()
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +215,8 @@ class Encounter:
         other.module = self.module
         other.seed = self.seed
         other.header = self.header
-        bit_generator = np.random.PCG64()
+        # numpy takes any ISeedSequence (its documented extension point); the stubs list fewer
+        bit_generator = np.random.PCG64(_OVERWRITTEN)  # type: ignore[arg-type]
         bit_generator.state = self.rng.bit_generator.state  # type: ignore[assignment]
         other.rng = np.random.Generator(bit_generator)
         other._by_id = self._by_id
@@ -524,30 +537,31 @@ class Encounter:
             top = self.pending[-1]
             if top.kind is RollKind.INITIATIVE or i == top.roller:
                 return
-            for choices in self._tables.reactions[i][top.roller]:
-                yield from self._candidates(i, choices, on_turn=False)
+            yield from self._candidates(i, self._tables.reactions[i][top.roller], on_turn=False)
             if i not in top.passed:
-                yield Pass(actor)
+                yield self._tables.passes[i]
             return
         if self.turn_owner != actor:
             return
-        for choices in self._tables.own_turn[i]:
-            yield from self._candidates(i, choices, on_turn=True)
-        yield EndTurn(actor)
+        yield from self._candidates(i, self._tables.own_turn[i], on_turn=True)
+        yield self._tables.end_turns[i]
 
-    def _candidates(self, i: int, choices: _Choices, *, on_turn: bool) -> Iterator[Command]:
-        """The commands of one action now: those of its :class:`_Choices` at creatures still
-        standing, if the gate is open."""
-        if not self.economy.allows(
-            self.creatures[i], self.resources[i], choices.action, on_turn=on_turn
-        ):
-            return
-        down = self.down
-        for j, commands in choices.targets:
-            if not down[j]:
-                yield from commands
-        if choices.plain is not None:
-            yield choices.plain
+    def _candidates(
+        self, i: int, actions: tuple[_Choices, ...], *, on_turn: bool
+    ) -> Iterator[Command]:
+        """The commands of these actions of ``i`` now: for each action whose gate is open, those
+        of its :class:`_Choices` aimed at creatures still standing."""
+        for choices in actions:
+            if not self.economy.allows(
+                self.creatures[i], self.resources[i], choices.action, on_turn=on_turn
+            ):
+                continue
+            down = self.down
+            for j, commands in choices.targets:
+                if not down[j]:
+                    yield from commands
+            if choices.plain is not None:
+                yield choices.plain
 
     # -- internals: validation ------------------------------------------------------------------
 
@@ -587,7 +601,7 @@ class Encounter:
             return self.module.plan(self, command)
         i = self._standing(command.actor)
         creature = self.creatures[i]
-        action = creature.action(command.action)
+        action = self._tables.actions[i].get(command.action)
         if action is None:
             known = ", ".join(a.name for a in creature.actions) or "none"
             raise InvalidActionError(
@@ -1028,11 +1042,19 @@ class _Tables:
     actions by when they may be taken, with their :class:`_Choices`, and the dice expressions of
     the pools rolled so far. Shared by every encounter of the definition and by their clones."""
 
-    __slots__ = ("definition", "exprs", "own_turn", "reactions")
+    __slots__ = ("actions", "definition", "end_turns", "exprs", "own_turn", "passes", "reactions")
 
     def __init__(self, definition: EncounterDef) -> None:
         creatures = definition.participants
         self.definition = definition
+        #: per creature: its actions by name (the first of a name, as ``CreatureDef.action``)
+        self.actions = tuple(
+            {name: c.action(name) for name in dict.fromkeys(a.name for a in c.actions)}
+            for c in creatures
+        )
+        #: per creature: its commands to pass on a pending roll and to end its turn
+        self.passes = tuple(Pass(c.id) for c in creatures)
+        self.end_turns = tuple(EndTurn(c.id) for c in creatures)
         #: per creature: its actions that are not team actions (taken on its own turn)
         self.own_turn = tuple(
             tuple(_Choices.of(creatures, i, a) for a in c.actions if a.kind is not ActionKind.TEAM)
