@@ -43,7 +43,7 @@ class RngDice:
         self.rng = rng
         interface = getattr(getattr(rng, "bit_generator", None), "ctypes", None)
         self._next_uint32 = None if interface is None else interface.next_uint32
-        self._state = None if interface is None else interface.state
+        self._state = None if interface is None else interface.state_address  # an int: quicker
 
     def faces(self, sides: int, count: int) -> tuple[int, ...]:
         if count == 0:

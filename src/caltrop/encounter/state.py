@@ -290,10 +290,8 @@ class Encounter:
                 return CHANCE
             # _window_order, inlined: this runs before every decision of a simulation
             order, down, passed = self.order, self.down, top.passed
-            n = len(order)
             start = order.index(top.roller) if top.roller in order else 0
-            for k in range(1, n):
-                i = order[(start + k) % n]
+            for i in order[start + 1 :] + order[:start]:
                 if not down[i] and i not in passed and self._has_reaction(i, top):
                     return self.creatures[i].id
             return CHANCE
@@ -685,12 +683,12 @@ class Encounter:
         return _ActPlan(command, i, action, target, weapon, dc, on_turn)
 
     def _weapon(self, creature: CreatureDef, action: ActionDef, names: tuple[str, ...]) -> Weapon:
-        fitting = [
-            w
-            for w in creature.weapons
-            if action.weapon_kind is None or w.kind is action.weapon_kind
-        ]
         if not names:
+            fitting = [
+                w
+                for w in creature.weapons
+                if action.weapon_kind is None or w.kind is action.weapon_kind
+            ]
             if len(fitting) == 1:
                 return fitting[0]
             known = ", ".join(w.name for w in fitting) or "none"
