@@ -11,6 +11,7 @@ before the fast paths, compared at every step of random play.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Iterator
 
@@ -183,3 +184,23 @@ def test_clone_continues_the_dice_stream_exactly() -> None:
         command = RollDice() if who == CHANCE else rng.choice(list(enc.legal_actions()))
         assert twin.apply(command) == enc.apply(command), f"step {step}"
         assert twin.to_json() == enc.to_json()
+
+
+def test_deep_copy_plays_on_like_the_original() -> None:
+    """``copy.deepcopy`` (the baseline clone() is measured against) shares the definition's
+    tables and plays on exactly like the original."""
+    enc = Encounter.begin(DEFINITIONS["skirmish-current-turn"], 4)
+    rng = random.Random(4)
+    for _ in range(15):
+        who = enc.current()
+        enc.apply(RollDice() if who == CHANCE else rng.choice(list(enc.legal_actions())))
+    twin = copy.deepcopy(enc)
+    assert twin.to_json() == enc.to_json()
+    for _ in range(400):
+        who = enc.current()
+        if who == TERMINAL:
+            break
+        command = RollDice() if who == CHANCE else rng.choice(list(enc.legal_actions()))
+        assert twin.apply(command) == enc.apply(command)
+    assert twin.to_json() == enc.to_json()
+    assert twin.log_lines() == enc.log_lines()

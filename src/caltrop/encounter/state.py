@@ -1075,6 +1075,11 @@ class _Tables:
         #: holds the action and the weapon, so their ids cannot be reused while it exists
         self.exprs: dict[tuple[int, int, int], tuple[ActionDef, Weapon | None, Expr, str]] = {}
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Tables:
+        # Derived from an immutable definition and holding only values: a deep copy of an
+        # encounter shares them (its own copy of the definition has equal tables).
+        return self
+
 
 _TABLES: dict[int, _Tables] = {}
 _TABLES_KEPT: Final = 32
