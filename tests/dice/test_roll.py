@@ -115,6 +115,16 @@ def test_rng_dice_draw_what_numpy_draws(
     np.testing.assert_equal(ours.bit_generator.state, theirs.bit_generator.state)
 
 
+def test_rng_dice_refuse_what_numpy_refuses() -> None:
+    """A negative count or an empty range raises numpy's own error, as before."""
+    src = RngDice(np.random.default_rng(1))
+    with pytest.raises(ValueError, match="negative dimensions"):
+        src.faces(4, -1)
+    with pytest.raises(ValueError, match="low >= high"):
+        src.faces(0, 2)
+    assert src.faces(1, 3) == (1, 1, 1)  # a d1 draws nothing and shows 1
+
+
 def test_rng_dice_draw_what_numpy_draws_at_length() -> None:
     """A long mixed stream, with the rejection step of Lemire's method exercised often."""
     ours, theirs = np.random.default_rng(2024), np.random.default_rng(2024)

@@ -33,7 +33,8 @@ class RngDice:
     through the bit generator's own ``next_uint32`` and the bounded-integer method numpy's
     ``Generator.integers`` applies to ranges below 2**32 (Lemire's multiply-and-reject), several
     times faster than numpy's array call for the few dice of a roll. Anything else (a d1, a
-    range of 2**32 or more, a generator without the ctypes interface) goes to numpy.
+    range of 2**32 or more, a count that is not a positive int, a generator without the ctypes
+    interface) goes to numpy.
     ``tests/dice/test_roll.py`` checks that both give the same stream.
     """
 
@@ -49,7 +50,11 @@ class RngDice:
         if count == 0:
             return ()
         next_uint32 = self._next_uint32
-        if next_uint32 is None or not (type(sides) is int and 2 <= sides < _WORD):
+        if (
+            next_uint32 is None
+            or not (type(sides) is int and 2 <= sides < _WORD)
+            or not (type(count) is int and count > 0)
+        ):  # numpy draws it, or raises as it always did (a negative count, say)
             return tuple(self.rng.integers(1, sides + 1, size=count).tolist())
         state = self._state
         if sides & (sides - 1) == 0:  # a power of two (a d4, a d8): the method never rejects
