@@ -28,6 +28,10 @@ FORBIDDEN = [
     "sqlite3",
     "caltrop.cli",
     "caltrop.content",
+    "pydantic",  # validation belongs to caltrop.content; the engine takes plain dataclasses
+    "yaml",
+    "numba",
+    "dask",
 ]
 
 
