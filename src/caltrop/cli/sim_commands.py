@@ -4,10 +4,10 @@ or option stepped through values). Thin: parse, call :mod:`caltrop.sim`, render.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -18,6 +18,10 @@ from caltrop.cli.common import fail, out, print_json
 from caltrop.content import encounter_policies, load_encounter
 from caltrop.core.model import EncounterDef
 from caltrop.errors import CaltropError
+
+if TYPE_CHECKING:
+    from caltrop.sim.overrides import Variant
+    from caltrop.sim.runner import SimResult
 
 EncounterArg = Annotated[
     str,
@@ -143,29 +147,24 @@ def sim(
 ) -> None:
     """Play an encounter N times under each rule variant, on paired seeds, and compare them."""
     from caltrop.sim.overrides import parse_variant
-    from caltrop.sim.runner import resolve_policies, simulate
     from caltrop.sim.summary import summarise
 
     definition, from_file = _load(encounter)
     run_seed = _seed(seed)
     try:
         variants = [parse_variant(v) for v in (variant or ["baseline"])]
-        policies = resolve_policies(from_file, _policies(policy))
-        for v in variants:
-            v.apply(definition)  # every override is checked before any work starts
-        with _progress(n * len(variants), "encounters", as_json) as advance:
-            result = simulate(
-                definition,
-                variants,
-                policies,
-                n=n,
-                seed=run_seed,
-                workers=_workers(workers),
-                dask=dask,
-                max_rounds=max_rounds,
-                progress=advance,
-                encounter_name=definition.name,
-            )
+        result = _run(
+            definition,
+            variants,
+            from_file,
+            policy,
+            n=n,
+            seed=run_seed,
+            workers=workers,
+            dask=dask,
+            max_rounds=max_rounds,
+            as_json=as_json,
+        )
         summary = summarise(result)
         if exact:
             _add_exact(summary, result, max_states=max_states, max_rounds=max_rounds)
@@ -311,7 +310,6 @@ def sweep(
 ) -> None:
     """Step one stat or option through values: one win rate per value, with its interval."""
     from caltrop.sim.overrides import Variant, parse_override, parse_sweep, parse_variant
-    from caltrop.sim.runner import resolve_policies, simulate
     from caltrop.sim.summary import sweep_summary
 
     if side not in ("pc", "npc"):
@@ -325,26 +323,56 @@ def sweep(
         variants = [
             Variant(f"{key}={value}", (*base, parse_override(f"{key}={value}"))) for value in values
         ]
-        policies = resolve_policies(from_file, _policies(policy))
-        for v in variants:
-            v.apply(definition)
-        with _progress(n * len(variants), "encounters", as_json) as advance:
-            result = simulate(
-                definition,
-                variants,
-                policies,
-                n=n,
-                seed=run_seed,
-                workers=_workers(workers),
-                dask=dask,
-                max_rounds=max_rounds,
-                progress=advance,
-                encounter_name=definition.name,
-            )
+        result = _run(
+            definition,
+            variants,
+            from_file,
+            policy,
+            n=n,
+            seed=run_seed,
+            workers=workers,
+            dask=dask,
+            max_rounds=max_rounds,
+            as_json=as_json,
+        )
         summary = sweep_summary(result, key, values, side=side, target=target)
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sweep, report=report, kind="sweep")
+
+
+def _run(
+    definition: EncounterDef,
+    variants: list[Variant],
+    from_file: Mapping[str, str],
+    policy: list[str] | None,
+    *,
+    n: int,
+    seed: int,
+    workers: int | None,
+    dask: str | None,
+    max_rounds: int,
+    as_json: bool,
+) -> SimResult:
+    """Check every override before any work starts, then play all variants with a progress bar."""
+    from caltrop.sim.runner import resolve_policies, simulate
+
+    policies = resolve_policies(from_file, _policies(policy))
+    for v in variants:
+        v.apply(definition)
+    with _progress(n * len(variants), "encounters", as_json) as advance:
+        return simulate(
+            definition,
+            variants,
+            policies,
+            n=n,
+            seed=seed,
+            workers=_workers(workers),
+            dask=dask,
+            max_rounds=max_rounds,
+            progress=advance,
+            encounter_name=definition.name,
+        )
 
 
 def _emit(
