@@ -584,7 +584,7 @@ def test_readme_has_two_set_up_commands_the_first_plays() -> None:
     commands = [b.strip() for b in set_up.split("```")[1::2]]
     assert commands == [
         "sh\npython3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/caltrop play",
-        "sh\nbash scripts/check",
+        "sh\n./scripts/check",
     ]
 
 
