@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from caltrop.core.commands import Act, RollDice
-from caltrop.core.model import ActionKind, EncounterDef, Side
+from caltrop.core.model import ActionDef, ActionKind, EncounterDef, Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
 from caltrop.errors import CaltropError
 from caltrop.sim.overrides import Variant
@@ -50,9 +50,14 @@ class SimulationError(CaltropError):
     """A simulation that cannot run as asked (bad options, an encounter that never ends)."""
 
 
+def engine_stream(seed: int, i: int) -> int:
+    """The engine's seed for encounter ``i`` (its dice)."""
+    return int(np.random.SeedSequence([seed, i, 0]).generate_state(1, np.uint64)[0])
+
+
 def encounter_streams(seed: int, i: int) -> tuple[int, np.random.Generator, np.random.Generator]:
     """The random streams of encounter ``i``: the engine's seed, then the PC and NPC policy RNGs."""
-    engine = int(np.random.SeedSequence([seed, i, 0]).generate_state(1, np.uint64)[0])
+    engine = engine_stream(seed, i)
     pc = np.random.default_rng(np.random.SeedSequence([seed, i, 1, 0]))
     npc = np.random.default_rng(np.random.SeedSequence([seed, i, 1, 1]))
     return engine, pc, npc
@@ -120,12 +125,23 @@ class Records:
         return wins
 
 
-def _points(encounter: Encounter, j: int) -> int | None:
-    """AP + RP + floating RP of creature ``j`` in an Action Point encounter (else None)."""
-    if encounter.module is None:
-        return None
+def _points(encounter: Encounter, j: int) -> int:
+    """AP + RP + floating RP of creature ``j`` in an Action Point encounter."""
     res = encounter.resources[j].as_dict()
     return int(res["ap"]) + int(res["rp"]) + int(res["floating_rp"])
+
+
+def _actions_by_name(definition: EncounterDef) -> list[dict[str, ActionDef]]:
+    """Each creature's actions by name (the first of a name, as ``CreatureDef.action``)."""
+    known = _ACTIONS.get(id(definition))
+    if known is None or known[0] is not definition:
+        table = [{a.name: a for a in reversed(c.actions)} for c in definition.participants]
+        _ACTIONS.clear()  # one definition at a time: a task plays one
+        known = _ACTIONS[id(definition)] = (definition, table)
+    return known[1]
+
+
+_ACTIONS: dict[int, tuple[EncounterDef, list[dict[str, ActionDef]]]] = {}
 
 
 def play_recorded(
@@ -137,17 +153,25 @@ def play_recorded(
     *,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
 ) -> None:
-    """Play one encounter to its end (logs off) and write its row of ``out``."""
+    """Play one encounter to its end (logs off) and write its row of ``out``.
+
+    The counters are kept in plain lists while the encounter runs and written to ``out`` once
+    at the end (a numpy element update costs more than the engine's step it counts)."""
     encounter = Encounter.begin(definition, engine_seed, record=False)
     creatures = encounter.creatures
+    k = len(creatures)
     by_id = {c.id: j for j, c in enumerate(creatures)}
-    side_of = {c.id: c.side.value for c in creatures}
-    cost, dealt = out.cost[row], out.dealt[row]
-    reactions, helps, hinders = out.reactions[row], out.helps[row], out.hinders[row]
+    policy_of = {c.id: policies[c.side.value] for c in creatures}
+    actions = _actions_by_name(definition)
+    points = encounter.module is not None
+    cost, dealt = [0] * k, [0] * k
+    reactions, helps, hinders = [0] * k, [0] * k, [0] * k
     steps = 0
     timeout = False
+    current, apply, pending = encounter.current, encounter.apply, encounter.pending
+    roll_dice = RollDice()
     while True:
-        who = encounter.current()
+        who = current()
         if who == TERMINAL:
             break
         if encounter.round > max_rounds:
@@ -155,23 +179,27 @@ def play_recorded(
             break
         if who == CHANCE:
             top = encounter.pending[-1]
-            outcome = encounter.apply(RollDice())
-            if top.kind is RollKind.ACTION and top.action is not None and outcome is not None:
-                cost[top.roller] += top.action.cost
-                if outcome.damage:
-                    dealt[top.roller] += outcome.damage
-            elif top.kind is RollKind.STAGE and outcome is not None and outcome.damage:
-                dealt[int(top.context["attacker"])] += outcome.damage  # seed 004: the attacker's
+            outcome = apply(roll_dice)
+            if outcome is not None:
+                if top.kind is RollKind.ACTION and top.action is not None:
+                    cost[top.roller] += top.action.cost
+                    if outcome.damage:
+                        dealt[top.roller] += outcome.damage
+                elif top.kind is RollKind.STAGE and outcome.damage:
+                    dealt[int(top.context["attacker"])] += outcome.damage  # seed 004: attacker's
         else:
-            command = policies[side_of[who]].choose(encounter, who)
-            reacting = bool(encounter.pending)
+            command = policy_of[who].choose(encounter, who)
+            pending = encounter.pending
+            reacting = bool(pending)
             j = by_id[who]
-            points_before = _points(encounter, j)
-            encounter.apply(command)
-            if points_before is not None:
-                cost[j] += max(0, points_before - (_points(encounter, j) or 0))  # AP + RP spent
-            if isinstance(command, Act):
-                action = creatures[j].action(command.action)  # None: an economy's own action
+            if points:
+                before = _points(encounter, j)
+                apply(command)
+                cost[j] += max(0, before - _points(encounter, j))  # AP + RP spent
+            else:
+                apply(command)
+            if type(command) is Act:
+                action = actions[j].get(command.action)  # None: an economy's own action
                 if action is not None and action.kind in (ActionKind.TEAM, ActionKind.EFFECT):
                     cost[j] += action.cost  # paid at once (no roll to resolve)
                 if reacting:
@@ -193,6 +221,11 @@ def play_recorded(
     out.timeout[row] = timeout
     out.rounds[row] = encounter.round
     out.steps[row] = steps
+    out.cost[row] = cost
+    out.dealt[row] = dealt
+    out.reactions[row] = reactions
+    out.helps[row] = helps
+    out.hinders[row] = hinders
     out.down[row] = encounter.down
     out.health[row] = encounter.health
 
@@ -214,12 +247,18 @@ def run_task(task: Task) -> tuple[int, int, Records]:
     """Run one chunk (in any process or on any Dask worker): ``(variant, start, records)``."""
     names = dict(task.policies)
     records = Records.empty(task.stop - task.start, len(task.definition.participants))
+    # A deterministic policy never draws from its RNG (the same state always gets the same
+    # choice): it gets one unused generator instead of its own stream, which would cost a
+    # SeedSequence per encounter. A random policy's stream is ``encounter_streams``'s.
+    random_sides = [s for s in SIDES if not policy_entry(names[s]).deterministic]
+    unused = np.random.default_rng(0)
     for row, i in enumerate(range(task.start, task.stop)):
-        engine_seed, pc_rng, npc_rng = encounter_streams(task.seed, i)
-        policies = {
-            Side.PC.value: make_policy(names[Side.PC.value], pc_rng),
-            Side.NPC.value: make_policy(names[Side.NPC.value], npc_rng),
-        }
+        if random_sides:
+            engine_seed, pc_rng, npc_rng = encounter_streams(task.seed, i)
+            rngs = {Side.PC.value: pc_rng, Side.NPC.value: npc_rng}
+        else:
+            engine_seed, rngs = engine_stream(task.seed, i), {}
+        policies = {side: make_policy(names[side], rngs.get(side, unused)) for side in SIDES}
         play_recorded(
             task.definition, policies, engine_seed, records, row, max_rounds=task.max_rounds
         )
