@@ -204,3 +204,47 @@ def test_deep_copy_plays_on_like_the_original() -> None:
         assert twin.apply(command) == enc.apply(command)
     assert twin.to_json() == enc.to_json()
     assert twin.log_lines() == enc.log_lines()
+
+
+def _table_commands(enc: Encounter) -> list[Act]:
+    """Every Act the engine's tables could ever offer in ``enc`` (the objects it remembers)."""
+    from caltrop.encounter.state import _tables
+
+    tables = _tables(enc.definition)
+    out: list[Act] = []
+    for per_creature in (*tables.own_turn, *(c for r in tables.reactions for c in r)):
+        for choices in per_creature:
+            out.extend(cmd for _, commands in choices.targets for cmd in commands)
+            if choices.plain is not None:
+                out.append(choices.plain)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(DEFINITIONS))
+@pytest.mark.parametrize("seed", range(2))
+def test_a_remembered_command_is_judged_like_a_fresh_one(name: str, seed: int) -> None:
+    """R11/R15/R16 checks that depend on the state are made anew for a command the engine has
+    already validated once (it remembers only what the definition decides): at every step of a
+    random play-out, each table command and an equal fresh object get the same verdict, with the
+    same reason ("… is down", the gate's arithmetic, whose turn it is)."""
+    definition = DEFINITIONS[name]
+    enc = Encounter.begin(definition, seed, record=False)
+    commands = _table_commands(enc)
+    rng = random.Random(seed)
+    refusals: set[str] = set()
+    for _ in range(3000):
+        for command in commands:
+            fresh = Act(command.actor, command.action, command.targets, command.weapons)
+            assert fresh is not command
+            verdict = enc.why_illegal(command)
+            assert verdict == enc.why_illegal(fresh), command
+            if verdict is not None:
+                refusals.add(verdict.split(":")[0].split(" ")[-1])
+        who = enc.current()
+        if who == TERMINAL:
+            break
+        options = list(enc.legal_actions())
+        enc.apply(RollDice() if who == CHANCE else rng.choice(options))
+    else:
+        pytest.fail("no end within 3000 steps")
+    assert refusals  # the comparison saw refusals, not only legal commands

@@ -104,11 +104,10 @@ class ActionLoadEconomy:
     def allows(
         self, creature: CreatureDef, resources: Resources, action: ActionDef, *, on_turn: bool
     ) -> bool:
-        """R11 as a bool (the same rule as :meth:`gate`, tested to agree)."""
-        assert isinstance(resources, LoadState)
-        return gate_open(
-            creature.aspects.get(action.aspect, 0), resources.load, action.cost, self.revision
-        )
+        """R11 as a bool (the same rule as :meth:`gate`, tested to agree). Asked for every
+        candidate command, so the resources are not type-checked here (:meth:`gate` does)."""
+        load: int = resources.load  # type: ignore[attr-defined]
+        return gate_open(creature.aspects.get(action.aspect, 0), load, action.cost, self.revision)
 
     def pool(
         self, creature: CreatureDef, resources: Resources, action: ActionDef, net_adv: int

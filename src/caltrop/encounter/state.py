@@ -46,7 +46,7 @@ from caltrop.core.model import (
 )
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
-from caltrop.dice.roll import EnteredDice, roll, roll_faces
+from caltrop.dice.roll import EnteredDice, RngDice, roll, roll_faces
 from caltrop.economy import EconomyRules, Resources, economy_for
 from caltrop.encounter.facts import apply_fact, check_fact
 from caltrop.encounter.legal import LegalActions
@@ -97,9 +97,11 @@ class Encounter:
     __slots__ = (
         "_by_id",
         "_commands",
+        "_dice",
         "_events",
         "_record",
         "_tables",
+        "_windows",
         "boons",
         "creatures",
         "definition",
@@ -145,6 +147,10 @@ class Encounter:
     _events: list[dict[str, Any]] | None
     _record: bool
     _tables: _Tables
+    #: the dice drawn from :attr:`rng` (one wrapper for the encounter's every roll)
+    _dice: RngDice
+    #: per roller: the others in turn order starting after it (who is asked in its window)
+    _windows: tuple[tuple[int, ...], ...]
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -171,13 +177,14 @@ class Encounter:
         self.seed = int(np.random.SeedSequence().entropy) if seed is None else int(seed)  # type: ignore[arg-type]
         self.header = dict(header or {})
         self.rng = np.random.default_rng(self.seed)
+        self._dice = RngDice(self.rng)
         self._by_id = {c.id: i for i, c in enumerate(self.creatures)}
         self._tables = _tables(definition)
         self.health = [c.health for c in self.creatures]
         self.down = [c.health <= 0 for c in self.creatures]
         self.resources = [self.economy.initial(c) for c in self.creatures]
         self.boons = [() for _ in self.creatures]
-        self.order = list(range(len(self.creatures)))
+        self._set_order(list(range(len(self.creatures))))
         self.initiative = [None] * len(self.creatures)
         self.turn_pos = 0
         self.round = 0
@@ -219,6 +226,7 @@ class Encounter:
         bit_generator = np.random.PCG64(_OVERWRITTEN)  # type: ignore[arg-type]
         bit_generator.state = self.rng.bit_generator.state  # type: ignore[assignment]
         other.rng = np.random.Generator(bit_generator)
+        other._dice = RngDice(other.rng)
         other._by_id = self._by_id
         other._tables = self._tables
         other.health = self.health.copy()
@@ -226,6 +234,7 @@ class Encounter:
         other.resources = [r.copy() for r in self.resources]
         other.boons = self.boons.copy()
         other.order = self.order.copy()
+        other._windows = self._windows
         other.initiative = self.initiative.copy()
         other.turn_pos = self.turn_pos
         other.round = self.round
@@ -288,10 +297,9 @@ class Encounter:
                     ):
                         return self.creatures[i].id
                 return CHANCE
-            # _window_order, inlined: this runs before every decision of a simulation
-            order, down, passed = self.order, self.down, top.passed
-            start = order.index(top.roller) if top.roller in order else 0
-            for i in order[start + 1 :] + order[:start]:
+            # the window in turn order: this runs before every decision of a simulation
+            down, passed = self.down, top.passed
+            for i in self._windows[top.roller]:
                 if not down[i] and i not in passed and self._has_reaction(i, top):
                     return self.creatures[i].id
             return CHANCE
@@ -564,6 +572,15 @@ class Encounter:
     # -- internals: validation ------------------------------------------------------------------
 
     def _plan(self, command: Command) -> _Plan | PointsPlan:
+        kind = type(command)  # the commands of a simulation, most frequent first
+        if kind is Pass:
+            return self._plan_pass(command)  # type: ignore[arg-type]
+        if kind is Act:
+            return self._plan_act(command)  # type: ignore[arg-type]
+        if kind is RollDice:
+            return self._plan_roll(command)  # type: ignore[arg-type]
+        if kind is EndTurn:
+            return self._plan_end_turn(command)  # type: ignore[arg-type]
         if isinstance(command, Act):
             return self._plan_act(command)
         if isinstance(command, RollDice | RollTotal):
@@ -597,6 +614,29 @@ class Encounter:
         self._not_over()
         if self.module is not None:
             return self.module.plan(self, command)
+        known = self._tables.acts.get(id(command))
+        if known is not None and known[0] is command:
+            # This very command passed every check that depends only on the definition
+            # before: only those that depend on the state are made again, in the same order.
+            _, i, action, target, weapon, dc = known
+            creature = self.creatures[i]
+            if self.down[i]:
+                raise IllegalActionError(f"{creature.name} is down")
+            top = self.pending[-1] if self.pending else None
+            self._check_when(i, creature, action, top)
+            if action.kind is ActionKind.TEAM:
+                assert top is not None
+                self._check_team(i, command, action, top)
+            elif target is not None and self.down[target]:
+                raise IllegalActionError(f"{self.creatures[target].name} is down")
+            self._check_gate(i, creature, action, on_turn=top is None)
+            return _ActPlan(command, i, action, target, weapon, dc, top is None)
+        plan = self._plan_act_first(command)
+        self._tables.remember_act(plan)
+        return plan
+
+    def _plan_act_first(self, command: Act) -> _ActPlan:
+        """Every check of an Action Load command, in the order its errors are reported."""
         i = self._standing(command.actor)
         creature = self.creatures[i]
         action = self._tables.actions[i].get(command.action)
@@ -609,41 +649,13 @@ class Encounter:
             what = f"+{command.flags[0]}" if command.flags else "a position"
             raise InvalidActionError(f"{action.name} takes no {what} in the Action Load module")
         top = self.pending[-1] if self.pending else None
-        if top is not None:
-            if top.kind is RollKind.INITIATIVE:
-                raise IllegalActionError("initiative is being rolled; nobody acts until it is done")
-            if top.roller == i:
-                raise IllegalActionError(f"{creature.name}'s own roll is pending: roll it first")
-            if not action.reaction:
-                raise IllegalActionError(
-                    f"{action.name} is not a reaction, so {creature.name} cannot take it on another's roll"
-                )
-        else:
-            if action.kind is ActionKind.TEAM:
-                raise IllegalActionError(
-                    f"{action.name} is a team action: it is taken while another creature's roll is pending (R15)"
-                )
-            owner = self.turn_owner
-            if owner != creature.id:
-                raise IllegalActionError(
-                    f"it is {self.creature(owner).name if owner else 'nobody'}'s turn; {creature.name} may act "
-                    "on other turns only in response to a pending roll (R15)"
-                )
+        self._check_when(i, creature, action, top)
         on_turn = top is None
         target: int | None = None
         weapon: Weapon | None = None
         if action.kind is ActionKind.TEAM:
             assert top is not None
-            if command.targets and command.targets != (self.creatures[top.roller].id,):
-                raise IllegalActionError(
-                    f"{action.name} acts on the pending roll, which is {self.creatures[top.roller].name}'s"
-                )
-            if not self._grant_fits(i, action, top.roller):
-                assert action.grant is not None
-                who = "an ally's" if action.grant.to == "ally" else "an opponent's"
-                raise IllegalActionError(
-                    f"{action.name} works on {who} roll; {self.creatures[top.roller].name} is not one"
-                )
+            self._check_team(i, command, action, top)
         elif action.kind in (ActionKind.ATTACK, ActionKind.EFFECT) and (
             action.kind is ActionKind.ATTACK or action.grant is not None
         ):
@@ -677,10 +689,57 @@ class Encounter:
             raise InvalidActionError(f"{action.name} is not a check; it takes no DC")
         if action.aspect not in creature.aspects:
             raise IllegalActionError(f"{creature.name} has no Aspect {action.aspect}")
-        gate = self.economy.gate(creature, self.resources[i], action, on_turn=on_turn)
-        if not gate:
-            raise IllegalActionError(f"{creature.name} cannot {action.name}: {gate.reason}")
+        self._check_gate(i, creature, action, on_turn=on_turn)
         return _ActPlan(command, i, action, target, weapon, dc, on_turn)
+
+    def _check_when(
+        self, i: int, creature: CreatureDef, action: ActionDef, top: PendingRoll | None
+    ) -> None:
+        """R15: on its own turn a creature acts; on another's only in response to a pending
+        roll, and only with a reaction."""
+        if top is not None:
+            if top.kind is RollKind.INITIATIVE:
+                raise IllegalActionError("initiative is being rolled; nobody acts until it is done")
+            if top.roller == i:
+                raise IllegalActionError(f"{creature.name}'s own roll is pending: roll it first")
+            if not action.reaction:
+                raise IllegalActionError(
+                    f"{action.name} is not a reaction, so {creature.name} cannot take it on another's roll"
+                )
+        else:
+            if action.kind is ActionKind.TEAM:
+                raise IllegalActionError(
+                    f"{action.name} is a team action: it is taken while another creature's roll is pending (R15)"
+                )
+            owner = self.turn_owner
+            if owner != creature.id:
+                raise IllegalActionError(
+                    f"it is {self.creature(owner).name if owner else 'nobody'}'s turn; {creature.name} may act "
+                    "on other turns only in response to a pending roll (R15)"
+                )
+
+    def _check_team(self, i: int, command: Act, action: ActionDef, top: PendingRoll) -> None:
+        """A team action acts on the pending roll: an ally's if it helps, a foe's if it hinders."""
+        if command.targets and command.targets != (self.creatures[top.roller].id,):
+            raise IllegalActionError(
+                f"{action.name} acts on the pending roll, which is {self.creatures[top.roller].name}'s"
+            )
+        if not self._grant_fits(i, action, top.roller):
+            assert action.grant is not None
+            who = "an ally's" if action.grant.to == "ally" else "an opponent's"
+            raise IllegalActionError(
+                f"{action.name} works on {who} roll; {self.creatures[top.roller].name} is not one"
+            )
+
+    def _check_gate(
+        self, i: int, creature: CreatureDef, action: ActionDef, *, on_turn: bool
+    ) -> None:
+        """R11: the gate, with its arithmetic when it is shut."""
+        resources = self.resources[i]
+        if self.economy.allows(creature, resources, action, on_turn=on_turn):
+            return
+        gate = self.economy.gate(creature, resources, action, on_turn=on_turn)
+        raise IllegalActionError(f"{creature.name} cannot {action.name}: {gate.reason}")
 
     def _weapon(self, creature: CreatureDef, action: ActionDef, names: tuple[str, ...]) -> Weapon:
         if not names:
@@ -819,12 +878,17 @@ class Encounter:
 
     def _window_order(self, top: PendingRoll) -> Iterator[int]:
         """Creatures that may react to ``top``, in turn order starting after the roller."""
-        n = len(self.order)
-        start = self.order.index(top.roller) if top.roller in self.order else 0
-        for k in range(1, n):
-            i = self.order[(start + k) % n]
+        for i in self._windows[top.roller]:
             if not self.down[i]:
                 yield i
+
+    def _set_order(self, order: list[int]) -> None:
+        """Fix the turn order (R30) and, from it, each roller's reaction window order."""
+        self.order = order
+        windows: list[tuple[int, ...]] = [()] * len(order)
+        for pos, roller in enumerate(order):
+            windows[roller] = (*order[pos + 1 :], *order[:pos])
+        self._windows = tuple(windows)
 
     def _has_reaction(self, i: int, top: PendingRoll) -> bool:
         """Whether :meth:`_candidates` offers ``i`` any reaction to ``top``, without building
@@ -860,7 +924,7 @@ class Encounter:
             score = c.aspects.get(name, 0) if (is_npc and name) else 0
             return (-total, is_npc, -score, i)
 
-        self.order = sorted(range(len(self.creatures)), key=key)
+        self._set_order(sorted(range(len(self.creatures)), key=key))
         self._start_round()
 
     def _start_round(self) -> None:
@@ -893,7 +957,7 @@ class Encounter:
         if plan.total is not None:
             return (), plan.total
         if plan.entered is None:
-            return roll_faces(plan.expr, self.rng)
+            return roll_faces(plan.expr, self._dice)
         rolled = roll(plan.expr, entered=plan.entered)
         return rolled.faces, rolled.total
 
@@ -1040,7 +1104,16 @@ class _Tables:
     actions by when they may be taken, with their :class:`_Choices`, and the dice expressions of
     the pools rolled so far. Shared by every encounter of the definition and by their clones."""
 
-    __slots__ = ("actions", "definition", "end_turns", "exprs", "own_turn", "passes", "reactions")
+    __slots__ = (
+        "actions",
+        "acts",
+        "definition",
+        "end_turns",
+        "exprs",
+        "own_turn",
+        "passes",
+        "reactions",
+    )
 
     def __init__(self, definition: EncounterDef) -> None:
         creatures = definition.participants
@@ -1074,6 +1147,23 @@ class _Tables:
         #: (id(action), id(weapon), d4) → (action, weapon, expression, its text); the entry
         #: holds the action and the weapon, so their ids cannot be reused while it exists
         self.exprs: dict[tuple[int, int, int], tuple[ActionDef, Weapon | None, Expr, str]] = {}
+        #: id(command) → (command, actor, action, target, weapon, DC): Action Load commands that
+        #: passed every check that depends only on this definition (the commands offered by
+        #: :attr:`own_turn` and :attr:`reactions` are the same objects every time)
+        self.acts: dict[int, tuple[Act, int, ActionDef, int | None, Weapon | None, int | None]] = {}
+
+    def remember_act(self, plan: _ActPlan) -> None:
+        """Keep what ``plan``'s command resolved to that depends only on the definition."""
+        if len(self.acts) >= _ACTS_KEPT:
+            self.acts.clear()
+        self.acts[id(plan.command)] = (
+            plan.command,
+            plan.actor,
+            plan.action,
+            plan.target,
+            plan.weapon,
+            plan.dc,
+        )
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Tables:
         # Derived from an immutable definition and holding only values: a deep copy of an
@@ -1082,6 +1172,7 @@ class _Tables:
 
 
 _TABLES: dict[int, _Tables] = {}
+_ACTS_KEPT: Final = 4096
 _TABLES_KEPT: Final = 32
 
 
