@@ -304,3 +304,19 @@ def test_d4_pairs_property(values: list[int]) -> None:
     assert not (1 in rest and 4 in rest)
     assert not (2 in rest and 3 in rest)
     assert rest == sorted(rest, reverse=True)
+
+
+def test_rng_dice_copies_and_pickles_with_their_own_generator() -> None:
+    """An ``RngDice`` holds ctypes hooks into its generator: a deep copy or a pickle wraps a copy
+    of the generator (in the state it was), so both roll the same faces from then on, and
+    rolling one does not move the other."""
+    import copy
+    import pickle
+
+    source = RngDice(np.random.default_rng(9))
+    source.faces(4, 3)
+    for twin in (copy.deepcopy(source), pickle.loads(pickle.dumps(source))):
+        assert twin.rng is not source.rng
+        ahead = RngDice(copy.deepcopy(source.rng))
+        assert twin.faces(4, 5) == ahead.faces(4, 5)
+    assert source.faces(4, 5) == RngDice(np.random.default_rng(9)).faces(4, 8)[3:]

@@ -46,6 +46,10 @@ class RngDice:
         self._next_uint32 = None if interface is None else interface.next_uint32
         self._state = None if interface is None else interface.state_address  # an int: quicker
 
+    def __reduce__(self) -> tuple[type[RngDice], tuple[np.random.Generator]]:
+        # the ctypes hooks point into this generator: a copy (or a pickle) wraps its own copy
+        return RngDice, (self.rng,)
+
     def faces(self, sides: int, count: int) -> tuple[int, ...]:
         if count == 0:
             return ()
@@ -226,28 +230,55 @@ def _roll_expr(expr: Expr, source: DiceSource) -> Roll:
     return Roll(expr, tuple(TermRoll(t.sign, _roll_node(t.node, source)) for t in expr.terms))
 
 
-def roll_faces(expr: Expr, rng: np.random.Generator) -> tuple[tuple[int, ...], int]:
+#: id(expr) → (expr, its dice as (sides, count, sign) triples, its constant part), for plain sums
+#: of dice and constants; None instead of the triples for any other expression. Holding the
+#: expression keeps its id from being reused while the entry exists.
+_PLAIN: dict[int, tuple[Expr, tuple[tuple[int, int, int], ...] | None, int]] = {}
+_PLAIN_KEPT: Final = 4096
+
+
+def _plain(expr: Expr) -> tuple[Expr, tuple[tuple[int, int, int], ...] | None, int]:
+    known = _PLAIN.get(id(expr))
+    if known is not None and known[0] is expr:
+        return known
+    dice: list[tuple[int, int, int]] | None = []
+    const = 0
+    for term in expr.terms:
+        node = term.node
+        if type(node) is Dice and dice is not None:
+            dice.append((node.sides, node.count, term.sign))
+        elif type(node) is Const:
+            const += term.sign * node.value
+        else:
+            dice = None
+    known = (expr, None if dice is None else tuple(dice), const)
+    if len(_PLAIN) >= _PLAIN_KEPT:
+        _PLAIN.clear()
+    _PLAIN[id(expr)] = known
+    return known
+
+
+def roll_faces(expr: Expr, rng: np.random.Generator | RngDice) -> tuple[tuple[int, ...], int]:
     """``(faces, total)`` of ``roll(expr, rng)``, the same dice drawn by the same calls, without
     building the :class:`Roll` tree when ``expr`` is a plain sum of dice and constants (every
-    roll of an encounter simulation is; others are rolled by :func:`roll`)."""
-    terms = expr.terms
-    for term in terms:
-        if type(term.node) is not Dice and type(term.node) is not Const:
-            rolled = roll(expr, rng)
-            return rolled.faces, rolled.total
-    source = RngDice(rng)
-    faces: tuple[int, ...] = ()
-    total = 0
-    for term in terms:
-        node = term.node
-        if type(node) is Dice:
-            values = source.faces(node.sides, node.count)
-            faces += values
-            total += term.sign * sum(values)
-        else:
-            assert isinstance(node, Const)
-            total += term.sign * node.value
-    return faces, total
+    roll of an encounter simulation is; others are rolled by :func:`roll`). ``rng`` may be an
+    :class:`RngDice` already wrapping the generator (an encounter keeps one)."""
+    _, dice, total = _plain(expr)
+    generator = rng.rng if isinstance(rng, RngDice) else rng
+    if dice is None:
+        rolled = roll(expr, generator)
+        return rolled.faces, rolled.total
+    source = rng if isinstance(rng, RngDice) else RngDice(rng)
+    if len(dice) == 1:
+        sides, count, sign = dice[0]
+        faces = source.faces(sides, count)
+        return faces, total + sign * sum(faces)
+    faces_all: tuple[int, ...] = ()
+    for sides, count, sign in dice:
+        values = source.faces(sides, count)
+        faces_all += values
+        total += sign * sum(values)
+    return faces_all, total
 
 
 def roll(
