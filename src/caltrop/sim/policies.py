@@ -7,12 +7,12 @@ and returns one of ``encounter.legal_actions()``. Chance points are rolled by :f
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
 from caltrop.core.commands import Act, Command, EndTurn, Pass, RollDice
-from caltrop.core.model import ActionDef, ActionKind, CreatureDef
+from caltrop.core.model import ActionKind
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
 
 
@@ -37,28 +37,52 @@ class AttackWeakestPolicy:
     """The simple baseline: on its turn, attack the enemy with the least Health with the
     attack of the largest pool; end the turn when no attack is possible; never react."""
 
+    #: what never changes about a command the engine offers (its tables give the same command
+    #: objects every time): id → (the command, its target's index or −1 if it is no attack with
+    #: a target, minus its pool's Aspect). Holding the command keeps its id from being reused.
+    _static: ClassVar[dict[int, tuple[Command, int, int]]] = {}
+    _STATIC_KEPT: ClassVar[int] = 4096
+
+    def __init__(self) -> None:
+        self._passes: dict[str, Pass] = {}
+
     def choose(self, encounter: Encounter, actor: str) -> Command:
         if encounter.pending:
-            return Pass(actor)
-        best: Act | None = None
+            passing = self._passes.get(actor)
+            if passing is None:
+                passing = self._passes[actor] = Pass(actor)
+            return passing
+        static = self._static
+        health = encounter.health
+        best: Command | None = None
         best_key: tuple[int, int] | None = None
-        creature: CreatureDef | None = None
-        name: str | None = None  # the action of the last command looked at (they come grouped)
-        action: ActionDef | None = None
         for command in encounter.legal_actions(actor):
-            if not isinstance(command, Act) or not command.targets:
+            entry = static.get(id(command))
+            if entry is None or entry[0] is not command:
+                entry = self._describe(encounter, actor, command)
+            target = entry[1]
+            if target < 0:
                 continue
-            if creature is None:
-                creature = encounter.creature(actor)
-            if command.action != name:
-                name, action = command.action, creature.action(command.action)
-            if action is None or action.kind is not ActionKind.ATTACK:
-                continue
-            target = encounter.index(command.targets[0])
-            key = (encounter.health[target], -creature.aspects[action.aspect])
+            key = (health[target], entry[2])
             if best_key is None or key < best_key:
                 best, best_key = command, key
         return best if best is not None else EndTurn(actor)
+
+    @classmethod
+    def _describe(
+        cls, encounter: Encounter, actor: str, command: Command
+    ) -> tuple[Command, int, int]:
+        entry: tuple[Command, int, int] = (command, -1, 0)
+        if isinstance(command, Act) and command.targets:
+            creature = encounter.creature(actor)
+            action = creature.action(command.action)
+            if action is not None and action.kind is ActionKind.ATTACK:
+                target = encounter.index(command.targets[0])
+                entry = (command, target, -creature.aspects[action.aspect])
+        if len(cls._static) >= cls._STATIC_KEPT:
+            cls._static.clear()
+        cls._static[id(command)] = entry
+        return entry
 
 
 def play_out(
