@@ -407,6 +407,14 @@ def test_details_add_up() -> None:
     assert not result.down[pc_won][:, pcs].all(axis=1).any()
     assert result.team_actions.sum() > 0
     assert (result.load_spent >= result.team_actions).all()  # hinders cost at least 1 here
+    # Health at the end: down exactly at 0 (R16), and each side's Health lost is what the other
+    # side's attacks removed
+    assert result.health is not None
+    assert np.array_equal(result.down, result.health <= 0)
+    assert (result.health >= 0).all()
+    lost = health[None, :] - result.health
+    assert np.array_equal(lost[:, ~pcs].sum(axis=1), result.damage_dealt[:, pcs].sum(axis=1))
+    assert np.array_equal(lost[:, pcs].sum(axis=1), result.damage_dealt[:, ~pcs].sum(axis=1))
     assert 0.0 < result.win_rate("pc") < 1.0
     assert result.n == 4000
 

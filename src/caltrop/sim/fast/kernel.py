@@ -355,6 +355,7 @@ def play_many(
     hinders_out: np.ndarray,
     spent_out: np.ndarray,
     down_out: np.ndarray,
+    health_out: np.ndarray,
 ) -> None:
     """Play encounters ``first .. first + len(winner) - 1`` in chunks of ``chunk``, in parallel.
 
@@ -404,6 +405,7 @@ def play_many(
                     hinders_out[i, c] = hinders[c]
                     spent_out[i, c] = spent[c]
                     down_out[i, c] = down[c]
+                    health_out[i, c] = health[c]
 
 
 @njit(cache=True)

@@ -25,8 +25,8 @@ class FastResult:
     ``winner[i]`` is 0 (the PCs won), 1 (the NPCs won) or −1 (a draw: still undecided after
     ``max_rounds``); ``rounds[i]`` is the round in which it ended. With ``details=True``:
     ``damage_dealt[i, c]`` (Health removed by creature ``c``'s attacks), ``team_actions[i, c]``
-    (hinders it took), ``load_spent[i, c]`` (Cost added to its Load in all) and ``down[i, c]``
-    (down at the end); otherwise these are None.
+    (hinders it took), ``load_spent[i, c]`` (Cost added to its Load in all), ``down[i, c]``
+    (down at the end) and ``health[i, c]`` (its Health at the end); otherwise these are None.
     """
 
     seed: int
@@ -39,6 +39,7 @@ class FastResult:
     team_actions: npt.NDArray[np.int32] | None = None
     load_spent: npt.NDArray[np.int32] | None = None
     down: npt.NDArray[np.bool_] | None = None
+    health: npt.NDArray[np.int32] | None = None
 
     @property
     def n(self) -> int:
@@ -182,6 +183,7 @@ def simulate(
     hinders = np.zeros((rows, size), np.int32)
     spent = np.zeros((rows, size), np.int32)
     down = np.zeros((rows, size), np.bool_)
+    health = np.zeros((rows, size), np.int32)
     key0, key1 = _keys(seed)
     _run_parallel(
         threads,
@@ -203,11 +205,14 @@ def simulate(
         hinders,
         spent,
         down,
+        health,
     )
     sides = tuple(c.side for c in compiled.definition.participants)
     if not details:
         return FastResult(seed, first, compiled.ids, sides, winner, rounds)
-    return FastResult(seed, first, compiled.ids, sides, winner, rounds, dealt, hinders, spent, down)
+    return FastResult(
+        seed, first, compiled.ids, sides, winner, rounds, dealt, hinders, spent, down, health
+    )
 
 
 #: One parallel kernel at a time per process: the fork-safe threading layer (numba's
