@@ -1,13 +1,17 @@
-"""The fast path as a simulator run (:mod:`caltrop.sim.fast.records`), checked against
-:func:`caltrop.sim.fast.simulate` itself."""
+"""``caltrop sim --fast`` and ``caltrop sweep --fast``: the fast path behind the simulator's CLI
+(:mod:`caltrop.sim.fast.records`), checked against :func:`caltrop.sim.fast.simulate` itself."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner, Result
 
+from caltrop.cli import app
 from caltrop.content import load_encounter
 from caltrop.core.model import Side
 from caltrop.sim.fast import FastPathError, FastResult, simulate
@@ -16,6 +20,149 @@ from caltrop.sim.overrides import Variant, parse_variant
 from caltrop.sim.runner import DRAW, NPC_WINS, PC_WINS, SimulationError
 
 VARIANTS = ("load_reset=turn", "load_reset=round")
+
+
+def run(*args: str) -> Result:
+    return CliRunner(env={"COLUMNS": "160", "NO_COLOR": "1"}).invoke(app, list(args))
+
+
+def run_json(*args: str) -> dict[str, Any]:
+    result = run(*args, "--json")
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def sim_args(n: int, seed: int) -> list[str]:
+    args = ["sim", "goblin-ambush", "--fast"]
+    for v in VARIANTS:
+        args += ["--variant", v]
+    return [*args, "--n", str(n), "--seed", str(seed)]
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+
+def test_sim_fast_json_is_the_library_s_result() -> None:
+    data = run_json(*sim_args(4000, 7))
+    assert data["policies"] == {"pc": "fast", "npc": "fast"}
+    assert data["engine"] == "fast"
+    assert data["seed"] == 7
+    assert [v["name"] for v in data["variants"]] == list(VARIANTS)
+    definition = load_encounter("goblin-ambush")
+    for entry, text in zip(data["variants"], VARIANTS, strict=True):
+        assert entry["n"] == 4000
+        lib = simulate(parse_variant(text).apply(definition), 4000, 7)
+        for side in ("pc", "npc"):
+            w = entry["win_rate"][side]
+            assert w["p"] == lib.win_rate(side)
+            assert w["lo"] <= w["p"] <= w["hi"]
+        assert {"mean", "median", "p90"} <= set(entry["rounds"])
+        assert entry["rounds"]["mean"] == pytest.approx(float(lib.rounds.mean()), abs=1e-12)
+        assert entry["rounds"]["median"] == float(np.median(lib.rounds))
+    # the variants differ (round reset helps the PCs here), so the pairing is visible
+    pc = [v["win_rate"]["pc"]["p"] for v in data["variants"]]
+    assert pc[0] != pc[1]
+    wins = [d for d in data["differences"] if d["measure"] == "win_rate"]
+    assert {(d["a"], d["b"], d["side"]) for d in wins} == {
+        (VARIANTS[0], VARIANTS[1], "pc"),
+        (VARIANTS[0], VARIANTS[1], "npc"),
+    }
+    for d in wins:
+        assert {"diff", "lo", "hi"} <= set(d)
+        rates = [v["win_rate"][d["side"]]["p"] for v in data["variants"]]
+        assert d["diff"] == pytest.approx(rates[1] - rates[0], abs=1e-12)
+        assert d["lo"] <= d["diff"] <= d["hi"]
+
+
+def test_sim_fast_json_does_not_depend_on_workers() -> None:
+    # 20,000 per variant: several kernel calls (first=…) per variant, on 1 or 2 numba threads
+    one = run_json(*sim_args(20_000, 11), "--workers", "1")
+    two = run_json(*sim_args(20_000, 11), "--workers", "2")
+    assert one == two
+    definition = load_encounter("goblin-ambush")
+    for entry, text in zip(one["variants"], VARIANTS, strict=True):
+        lib = simulate(parse_variant(text).apply(definition), 20_000, 11)
+        assert entry["win_rate"]["pc"]["p"] == lib.win_rate("pc")
+    other_seed = run_json(*sim_args(20_000, 12), "--workers", "1")
+    assert other_seed["variants"] != one["variants"]
+
+
+def test_sim_fast_text_and_report(tmp_path: Path) -> None:
+    result = run(*sim_args(500, 3), "--report", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "policies pc=fast npc=fast" in result.stdout
+    assert "Win rate (Wilson 95%)" in result.stdout
+    assert "Paired differences" in result.stdout
+    assert (tmp_path / "report.md").stat().st_size > 0
+
+
+def test_sweep_fast_points_are_the_library_s() -> None:
+    data = run_json(
+        "sweep",
+        "goblin-ambush",
+        "--fast",
+        "--param",
+        "goblin.aspects.Finesse=2..4",
+        "--n",
+        "2000",
+        "--seed",
+        "1",
+    )
+    assert data["policies"] == {"pc": "fast", "npc": "fast"}
+    assert data["engine"] == "fast"
+    assert [p["value"] for p in data["points"]] == ["2", "3", "4"]
+    definition = load_encounter("goblin-ambush")
+    rates = []
+    for point in data["points"]:
+        changed = parse_variant(f"goblin.aspects.Finesse={point['value']}").apply(definition)
+        goblins = [c for c in changed.participants if c.id in ("goblin-1", "goblin-2")]
+        assert [c.aspects["Finesse"] for c in goblins] == [int(point["value"])] * 2
+        lib = simulate(changed, 2000, 1)
+        assert point["n"] == 2000
+        for side in ("pc", "npc"):
+            assert point["win_rate"][side]["p"] == lib.win_rate(side)
+        rates.append(lib.win_rate("pc"))
+    assert len(set(rates)) > 1  # the parameter reached the fast path
+    assert data["best"]["value"] == data["points"][int(np.argmax(rates))]["value"]
+
+
+def test_fast_refuses_an_action_point_encounter() -> None:
+    result = run("sim", "bridge-duel-ap", "--fast", "--n", "10", "--seed", "1")
+    assert result.exit_code == 2
+    assert "the fast path plays the Action Load economy only" in result.stderr
+    assert "drop --fast" in result.stderr
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)
+
+
+def test_fast_names_the_variant_it_cannot_play() -> None:
+    result = run(
+        "sim", "goblin-ambush", "--fast", "--variant", "ap:economy=action_points", "--n", "5"
+    )
+    assert result.exit_code == 2
+    assert "variant ap:" in result.stderr
+    assert "Action Load economy only" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "extra", "message"),
+    [
+        ("sim", ["--policy", "tactical"], "one fixed tactic"),
+        ("sim", ["--policy", "pc=random"], "one fixed tactic"),
+        ("sim", ["--dask", "tcp://x:1"], "does not use --dask"),
+        ("sim", ["--exact"], "--exact solves the reference engine's tactics"),
+        ("sweep", ["--param", "load_reset=turn,round", "--policy", "tactical"], "one fixed tactic"),
+        ("sweep", ["--param", "load_reset=turn,round", "--dask", "tcp://x:1"], "--dask"),
+    ],
+)
+def test_fast_refuses_options_it_cannot_honour(
+    command: str, extra: list[str], message: str
+) -> None:
+    result = run(command, "goblin-ambush", "--fast", "--n", "5", "--seed", "1", *extra)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.output
 
 
 # -- the conversion -------------------------------------------------------------------------------

@@ -1,5 +1,10 @@
 """``caltrop sim`` (rule variants compared on paired encounters) and ``caltrop sweep`` (one stat
-or option stepped through values). Thin: parse, call :mod:`caltrop.sim`, render."""
+or option stepped through values). Thin: parse, call :mod:`caltrop.sim`, render.
+
+Both play with the reference engine (:func:`caltrop.sim.runner.simulate`), or with ``--fast`` with
+the numba fast path (:func:`caltrop.sim.fast.records.simulate_fast`): one fixed tactic on every
+creature, Action Load encounters only; the summary, tables, ``--json`` and ``--report`` are the
+same, built from the same :class:`~caltrop.sim.runner.SimResult`."""
 
 from __future__ import annotations
 
@@ -45,7 +50,11 @@ SeedOpt = Annotated[
 ]
 WorkersOpt = Annotated[
     int | None,
-    typer.Option("--workers", min=1, help="Local worker processes (default: one per CPU)."),
+    typer.Option(
+        "--workers",
+        min=1,
+        help="Local worker processes (default: one per CPU); with --fast, numba threads.",
+    ),
 ]
 DaskOpt = Annotated[
     str | None,
@@ -69,6 +78,15 @@ ReportOpt = Annotated[
     typer.Option("--report", metavar="DIR", help="Write PNG plots and report.md into DIR."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON.")]
+FastOpt = Annotated[
+    bool,
+    typer.Option(
+        "--fast",
+        help="Play with the numba fast path (Action Load encounters; one fixed tactic on every "
+        "creature: attack the weakest, hinder to save an ally); about a thousand times the "
+        "reference engine.",
+    ),
+]
 MaxRoundsOpt = Annotated[
     int,
     typer.Option("--max-rounds", min=1, help="Stop a fight after this many rounds (a draw)."),
@@ -142,6 +160,7 @@ def sim(
         int, typer.Option("--max-states", min=1, help="State cap of --exact.")
     ] = 100_000,
     max_rounds: MaxRoundsOpt = 100,
+    fast: FastOpt = False,
     report: ReportOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -149,6 +168,8 @@ def sim(
     from caltrop.sim.overrides import parse_variant
     from caltrop.sim.summary import summarise
 
+    if fast:
+        _refuse_with_fast(dask=dask, policy=policy, exact=exact)
     definition, from_file = _load(encounter)
     run_seed = _seed(seed)
     try:
@@ -164,6 +185,7 @@ def sim(
             dask=dask,
             max_rounds=max_rounds,
             as_json=as_json,
+            fast=fast,
         )
         summary = summarise(result)
         if exact:
@@ -305,6 +327,7 @@ def sweep(
         ),
     ] = None,
     max_rounds: MaxRoundsOpt = 100,
+    fast: FastOpt = False,
     report: ReportOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -314,6 +337,8 @@ def sweep(
 
     if side not in ("pc", "npc"):
         fail(f"--side must be pc or npc, not {side!r}")
+    if fast:
+        _refuse_with_fast(dask=dask, policy=policy, exact=False)
     definition, from_file = _load(encounter)
     run_seed = _seed(seed)
     try:
@@ -334,8 +359,9 @@ def sweep(
             dask=dask,
             max_rounds=max_rounds,
             as_json=as_json,
+            fast=fast,
         )
-        summary = sweep_summary(result, key, values, side=side, target=target)
+        summary = {**sweep_summary(result, key, values, side=side, target=target), **result.extra}
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sweep, report=report, kind="sweep")
@@ -353,10 +379,22 @@ def _run(
     dask: str | None,
     max_rounds: int,
     as_json: bool,
+    fast: bool = False,
 ) -> SimResult:
-    """Check every override before any work starts, then play all variants with a progress bar."""
+    """Check every override before any work starts, then play all variants with a progress bar
+    (with ``fast``, on the fast path: ``workers`` numba threads, default numba's)."""
     from caltrop.sim.runner import resolve_policies, simulate
 
+    if fast:
+        return _run_fast(
+            definition,
+            variants,
+            n=n,
+            seed=seed,
+            threads=workers,
+            max_rounds=max_rounds,
+            as_json=as_json,
+        )
     policies = resolve_policies(from_file, _policies(policy))
     for v in variants:
         v.apply(definition)
@@ -373,6 +411,52 @@ def _run(
             progress=advance,
             encounter_name=definition.name,
         )
+
+
+def _refuse_with_fast(*, dask: str | None, policy: list[str] | None, exact: bool) -> None:
+    """The options ``--fast`` cannot honour, refused before any work starts."""
+    if dask is not None:
+        fail("--fast runs in this process on numba threads (--workers); it does not use --dask")
+    if policy:
+        fail(
+            "--fast plays one fixed tactic on every creature (attack the weakest, hinder to save "
+            "an ally); --policy chooses the reference engine's tactics: drop one of them"
+        )
+    if exact:
+        fail(
+            "--exact solves the reference engine's tactics, not the fast path's; drop --fast to "
+            "compare the sampled win rates with the exact ones"
+        )
+
+
+def _run_fast(
+    definition: EncounterDef,
+    variants: list[Variant],
+    *,
+    n: int,
+    seed: int,
+    threads: int | None,
+    max_rounds: int,
+    as_json: bool,
+) -> SimResult:
+    """Play all variants on the fast path; an encounter it cannot play fails with its reason."""
+    from caltrop.sim.fast import FastPathError
+    from caltrop.sim.fast.records import simulate_fast
+
+    try:  # overrides are applied and every variant compiled before the first encounter
+        with _progress(n * len(variants), "encounters (fast)", as_json) as advance:
+            return simulate_fast(
+                definition,
+                variants,
+                n=n,
+                seed=seed,
+                threads=threads,
+                max_rounds=max_rounds,
+                progress=advance,
+                encounter_name=definition.name,
+            )
+    except FastPathError as exc:
+        fail(f"{exc} (--fast cannot play it; drop --fast to use the reference engine)")
 
 
 def _emit(
