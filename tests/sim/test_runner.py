@@ -141,6 +141,7 @@ def test_a_fight_nobody_can_win_stops_at_the_round_cap() -> None:
     rec = result.runs[0].records
     assert rec.timeout.all()
     assert (rec.winner == 0).all()
+    assert (rec.rounds == 5).all()  # it lasted the 5 rounds allowed, as the fast path counts
 
 
 def test_action_point_records_count_points_and_damage_by_attacker() -> None:

@@ -219,7 +219,8 @@ def play_recorded(
     elif encounter.winner is Side.NPC:
         out.winner[row] = NPC_WINS
     out.timeout[row] = timeout
-    out.rounds[row] = encounter.round
+    # a draw at the cap lasted ``max_rounds`` rounds (the next had only just begun)
+    out.rounds[row] = min(encounter.round, max_rounds)
     out.steps[row] = steps
     out.cost[row] = cost
     out.dealt[row] = dealt

@@ -1,7 +1,8 @@
 """The simulator's fast path: fixed built-in tactics, compiled with numba.
 
 ``simulate(definition, n, seed)`` plays ``n`` encounters of an Action Load encounter (seed 000,
-R10–R21) with one fixed tactic on every creature, about 250 times faster than the engine; the
+R10–R21) with one fixed tactic on every creature, some thousand times faster than the engine
+playing the same tactic (``python benchmarks/run.py fast`` measures the ratio); the
 tests check that it makes exactly the engine's decisions on the same dice and that its win rates
 and fight lengths agree with the engine's within their intervals.
 

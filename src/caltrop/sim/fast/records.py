@@ -7,8 +7,7 @@ The conversion (:func:`to_records`), per encounter and per creature (participant
 ============  ===========================================================================
 ``winner``    0 (the PCs won) → ``PC_WINS``, 1 (the NPCs won) → ``NPC_WINS``, −1 → ``DRAW``
 ``timeout``   a draw: the fast path draws only when a fight is undecided after ``max_rounds``
-``rounds``    the round it ended in; a draw counts ``max_rounds`` (the reference runner
-              records the round it stopped in, ``max_rounds + 1``)
+``rounds``    the round it ended in; a draw counts ``max_rounds`` (as the reference runner does)
 ``steps``     **not counted**: the kernel makes no engine decisions to count, so it is 0
               everywhere (nothing in the summary reads it)
 ``cost``      ``load_spent``: the Cost of every action taken (Load gained, R10–R11)
