@@ -60,3 +60,37 @@ def test_too_large_is_refused_clearly() -> None:
 def test_random_tactics_have_no_exact_answer() -> None:
     with pytest.raises(NotDeterministicError, match="deterministic"):
         solve(duel(), {"pc": "random", "npc": "tactical"})
+
+
+def test_progress_counts_the_states_solved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``progress`` hears of the solved states as they add up (every PROGRESS_EVERY), so a
+    progress bar up to --max-states shows how far a large fight is from being refused."""
+    from caltrop.sim import exact
+
+    every = 50
+    monkeypatch.setattr(exact, "PROGRESS_EVERY", every)
+    steps: list[int] = []
+    r = solve(skirmish(), {"pc": "tactical", "npc": "tactical"}, progress=steps.append)
+    assert r.states >= every  # else this test would check nothing
+    assert set(steps) == {every}
+    assert sum(steps) == r.states // every * every
+    seen: list[int] = []
+    with pytest.raises(StateSpaceTooLargeError):
+        solve(
+            load_encounter("goblin-ambush"),
+            {"pc": "tactical", "npc": "tactical"},
+            max_states=2 * every,
+            progress=seen.append,
+        )
+    assert sum(seen) == 2 * every  # it got to the cap, reporting on the way
+
+
+def test_a_draw_at_the_round_cap_lasted_max_rounds() -> None:
+    from caltrop.sim.overrides import apply_overrides, parse_override
+
+    stalemate = apply_overrides(
+        duel(), [parse_override("pc.evasion=99"), parse_override("npc.evasion=99")]
+    )
+    r = solve(stalemate, {"pc": "tactical", "npc": "tactical"}, max_rounds=3)
+    assert r.draw == 1
+    assert r.rounds == 3

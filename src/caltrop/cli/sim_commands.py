@@ -189,17 +189,27 @@ def sim(
         )
         summary = summarise(result)
         if exact:
-            _add_exact(summary, result, max_states=max_states, max_rounds=max_rounds)
+            _add_exact(summary, result, max_states=max_states, max_rounds=max_rounds, quiet=as_json)
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sim, report=report, kind="sim")
 
 
-def _add_exact(summary: dict[str, Any], result: Any, *, max_states: int, max_rounds: int) -> None:
+def _add_exact(
+    summary: dict[str, Any], result: Any, *, max_states: int, max_rounds: int, quiet: bool
+) -> None:
     from caltrop.sim.exact import solve
 
     for entry, run in zip(summary["variants"], result.runs, strict=True):
-        exact = solve(run.definition, result.policies, max_states=max_states, max_rounds=max_rounds)
+        # a bar up to the state cap: a fight too large to solve shows it long before it is refused
+        with _progress(max_states, f"exact: {run.name}, states", quiet) as advance:
+            exact = solve(
+                run.definition,
+                result.policies,
+                max_states=max_states,
+                max_rounds=max_rounds,
+                progress=advance,
+            )
         entry["exact"] = exact.as_dict()
         entry["exact"]["within_interval"] = {
             side: entry["win_rate"][side]["lo"]

@@ -12,7 +12,7 @@ capped: past ``max_states`` distinct chance states the solver stops with
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -26,6 +26,8 @@ from caltrop.sim.runner import DEFAULT_MAX_ROUNDS
 
 #: Distinct chance states the solver visits before it refuses.
 DEFAULT_MAX_STATES = 100_000
+#: States solved between two calls of a ``progress`` callback.
+PROGRESS_EVERY = 500
 
 _ZERO = Fraction(0)
 _ONE = Fraction(1)
@@ -78,8 +80,10 @@ def solve(
     *,
     max_states: int = DEFAULT_MAX_STATES,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
+    progress: Callable[[int], None] | None = None,
 ) -> ExactResult:
-    """The exact outcome distribution of ``definition`` with the named policies per side."""
+    """The exact outcome distribution of ``definition`` with the named policies per side.
+    ``progress(k)`` is called as states are solved (``k`` more since the last call)."""
     for side, name in policies.items():
         if not policy_entry(name).deterministic:
             raise NotDeterministicError(
@@ -89,7 +93,9 @@ def solve(
 
     rng = np.random.default_rng(0)  # never drawn from: the policies are deterministic
     chosen = {side: make_policy(name, rng) for side, name in policies.items()}
-    return solve_with(definition, chosen, max_states=max_states, max_rounds=max_rounds)
+    return solve_with(
+        definition, chosen, max_states=max_states, max_rounds=max_rounds, progress=progress
+    )
 
 
 def solve_with(
@@ -98,6 +104,7 @@ def solve_with(
     *,
     max_states: int = DEFAULT_MAX_STATES,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
+    progress: Callable[[int], None] | None = None,
 ) -> ExactResult:
     """:func:`solve` with policy objects (which must be deterministic)."""
     side_of = {c.id: c.side.value for c in definition.participants}
@@ -115,8 +122,8 @@ def solve_with(
                 if encounter.winner is Side.NPC:
                     return (_ZERO, _ONE, _ZERO, rounds)
                 return (_ZERO, _ZERO, _ONE, rounds)
-            if encounter.round > max_rounds:
-                return (_ZERO, _ZERO, _ONE, Fraction(encounter.round))
+            if encounter.round > max_rounds:  # a draw that lasted the rounds allowed
+                return (_ZERO, _ZERO, _ONE, Fraction(max_rounds))
             if who == CHANCE:
                 break
             encounter.apply(policies[side_of[who]].choose(encounter, who))
@@ -147,6 +154,8 @@ def solve_with(
         open_keys.discard(key)
         result = (pc, npc, draw, rounds)
         memo[key] = result
+        if progress is not None and len(memo) % PROGRESS_EVERY == 0:
+            progress(PROGRESS_EVERY)
         return result
 
     limit = sys.getrecursionlimit()
