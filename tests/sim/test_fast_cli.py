@@ -3,34 +3,21 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner, Result
 
-from caltrop.cli import app
 from caltrop.content import load_encounter
 from caltrop.core.model import Side
 from caltrop.sim.fast import FastPathError, FastResult, simulate
 from caltrop.sim.fast.records import simulate_fast, to_records
 from caltrop.sim.overrides import Variant, parse_variant
 from caltrop.sim.runner import DRAW, NPC_WINS, PC_WINS, SimulationError
+from tests.sim.cli import run, run_json
 
 VARIANTS = ("load_reset=turn", "load_reset=round")
-
-
-def run(*args: str) -> Result:
-    return CliRunner(env={"COLUMNS": "160", "NO_COLOR": "1"}).invoke(app, list(args))
-
-
-def run_json(*args: str) -> dict[str, Any]:
-    result = run(*args, "--json")
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
 
 
 def sim_args(n: int, seed: int) -> list[str]:

@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from typer.testing import CliRunner, Result
-
-from caltrop.cli import app
-
-
-def run(*args: str) -> Result:
-    return CliRunner(env={"COLUMNS": "160", "NO_COLOR": "1"}).invoke(app, list(args))
-
-
-def run_json(*args: str) -> dict[str, Any]:
-    result = run(*args, "--json")
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
+from tests.sim.cli import run, run_json
 
 
 def test_sim_json_has_the_documented_shape() -> None:

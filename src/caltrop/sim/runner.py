@@ -383,6 +383,20 @@ def _execute_dask(tasks: Sequence[Task], dask: Any) -> Iterator[tuple[int, int, 
             client.close()
 
 
+def check_run(n: int, seed: int, variants: Sequence[Variant]) -> list[Variant]:
+    """The variants of a run (``baseline`` if none), once its options are checked: at least one
+    encounter, a seed of 0 or more, variant names that differ."""
+    if n < 1:
+        raise SimulationError("--n must be at least 1")
+    if seed < 0:
+        raise SimulationError("--seed must be 0 or more")
+    checked = list(variants) or [Variant("baseline")]
+    names = [v.name for v in checked]
+    if len(set(names)) != len(names):
+        raise SimulationError(f"variant names must differ: {', '.join(names)}")
+    return checked
+
+
 def simulate(
     definition: EncounterDef,
     variants: Sequence[Variant],
@@ -401,15 +415,7 @@ def simulate(
 
     ``progress(k)`` is called as chunks finish with the number of encounters just done.
     """
-    if n < 1:
-        raise SimulationError("--n must be at least 1")
-    if seed < 0:
-        raise SimulationError("--seed must be 0 or more")
-    if not variants:
-        variants = [Variant("baseline")]
-    names = [v.name for v in variants]
-    if len(set(names)) != len(names):
-        raise SimulationError(f"variant names must differ: {', '.join(names)}")
+    variants = check_run(n, seed, variants)
     definitions = [v.apply(definition) for v in variants]
     policies = resolve_policies(policies)
     size = chunk or chunk_size(n, len(variants), 1 if dask is None and workers <= 1 else workers)

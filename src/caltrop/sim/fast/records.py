@@ -40,6 +40,7 @@ from caltrop.sim.runner import (
     SimResult,
     SimulationError,
     VariantRun,
+    check_run,
 )
 
 #: The policy name of both sides in a fast-path :class:`SimResult` (printed in the header).
@@ -124,17 +125,9 @@ def simulate_fast(
     ``{"engine": "fast"}``; its records are :func:`to_records`'s (decisions are not counted:
     ``steps`` is 0).
     """
-    if n < 1:
-        raise SimulationError("--n must be at least 1")
-    if seed < 0:
-        raise SimulationError("--seed must be 0 or more")
+    variants = check_run(n, seed, variants)
     if chunk is not None and chunk < 1:
         raise SimulationError(f"chunk must be at least 1, not {chunk}")
-    if not variants:
-        variants = [Variant("baseline")]
-    names = [v.name for v in variants]
-    if len(set(names)) != len(names):
-        raise SimulationError(f"variant names must differ: {', '.join(names)}")
     definitions = [v.apply(definition) for v in variants]
     compiled: list[CompiledEncounter] = []
     for variant, d in zip(variants, definitions, strict=True):
