@@ -71,6 +71,25 @@ def test_gate_formula_and_same_on_and_off_turn(
 @given(
     aspect=st.integers(-3, 8),
     load=st.integers(-4, 10),
+    cost=st.integers(0, 4),
+    revision=st.sampled_from(list(Revision)),
+)
+def test_the_ceiling_is_the_gate(aspect: int, load: int, cost: int, revision: Revision) -> None:
+    """R11 as a Load ceiling (what the engine compares in its hot loops): Load ≤ ceiling exactly
+    when the gate is open, for every Load — current ``Aspect − Cost``, legacy (R20) also below
+    the Aspect."""
+    economy = _economy(revision)
+    c = creature("c", finesse=aspect)
+    action = _action(cost)
+    ceiling = economy.ceiling(c, action)
+    assert (load <= ceiling) is economy.allows(c, LoadState(load), action, on_turn=True)
+    assert (load <= ceiling) is bool(economy.gate(c, LoadState(load), action, on_turn=False))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    aspect=st.integers(-3, 8),
+    load=st.integers(-4, 10),
     net=st.integers(-5, 5),
     fixed=st.one_of(st.none(), st.integers(1, 3)),
 )

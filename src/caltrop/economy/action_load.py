@@ -109,6 +109,16 @@ class ActionLoadEconomy:
         load: int = resources.load  # type: ignore[attr-defined]
         return gate_open(creature.aspects.get(action.aspect, 0), load, action.cost, self.revision)
 
+    def ceiling(self, creature: CreatureDef, action: ActionDef) -> int:
+        """The highest Load at which R11's gate is open for ``action``: Aspect − Cost (legacy
+        R20: Aspect − Load must also stay above 0, so Aspect − max(Cost, 1)). The gate as one
+        comparison, ``load <= ceiling``, for the engine's hot loops (tested to agree with
+        :meth:`allows` for every Load)."""
+        aspect = creature.aspects.get(action.aspect, 0)
+        if self.revision is Revision.LEGACY:
+            return aspect - max(action.cost, 1)
+        return aspect - action.cost
+
     def pool(
         self, creature: CreatureDef, resources: Resources, action: ActionDef, net_adv: int
     ) -> int:

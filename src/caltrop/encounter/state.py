@@ -48,6 +48,7 @@ from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
 from caltrop.dice.roll import EnteredDice, RngDice, roll, roll_faces
 from caltrop.economy import EconomyRules, Resources, economy_for
+from caltrop.economy.action_load import ActionLoadEconomy, LoadState
 from caltrop.encounter.facts import apply_fact, check_fact
 from caltrop.encounter.legal import LegalActions
 from caltrop.encounter.pending import PendingRoll, RollKind
@@ -557,12 +558,16 @@ class Encounter:
     ) -> Iterator[Command]:
         """The commands of these actions of ``i`` now: for each action whose gate is open, those
         of its :class:`_Choices` aimed at creatures still standing."""
+        load = self._load(i)
+        down = self.down
         for choices in actions:
-            if not self.economy.allows(
-                self.creatures[i], self.resources[i], choices.action, on_turn=on_turn
-            ):
+            if load is None:
+                if not self.economy.allows(
+                    self.creatures[i], self.resources[i], choices.action, on_turn=on_turn
+                ):
+                    continue
+            elif load > choices.ceiling:  # R11, as the economy's ceiling
                 continue
-            down = self.down
             for j, commands in choices.targets:
                 if not down[j]:
                     yield from commands
@@ -894,12 +899,26 @@ class Encounter:
         """Whether :meth:`_candidates` offers ``i`` any reaction to ``top``, without building
         the commands (asked of every creature in the window before every decision)."""
         creature, resources, down = self.creatures[i], self.resources[i], self.down
+        load = self._load(i)
         for choices in self._tables.reactions[i][top.roller]:
+            if load is not None and load > choices.ceiling:  # R11, as the economy's ceiling
+                continue
             if choices.plain is None and all(down[j] for j, _ in choices.targets):
                 continue  # nobody left to aim it at
-            if self.economy.allows(creature, resources, choices.action, on_turn=False):
+            if load is not None or self.economy.allows(
+                creature, resources, choices.action, on_turn=False
+            ):
                 return True
         return False
+
+    def _load(self, i: int) -> int | None:
+        """``i``'s Action Load when the economy's gate is a Load ceiling (the Action Load
+        economy: see :attr:`_Tables.by_load`), else None (ask the economy)."""
+        if self._tables.by_load:
+            state = self.resources[i]
+            assert isinstance(state, LoadState)
+            return state.load
+        return None
 
     def _queue_initiative(self) -> None:
         aspect = self.definition.ruleset.initiative_aspect
@@ -1066,9 +1085,13 @@ class _Choices:
     action: ActionDef
     targets: tuple[tuple[int, tuple[Act, ...]], ...]
     plain: Act | None
+    #: the highest Load at which the action's gate is open (Action Load economy), else 0
+    ceiling: int
 
     @classmethod
-    def of(cls, creatures: tuple[CreatureDef, ...], i: int, action: ActionDef) -> _Choices:
+    def of(
+        cls, creatures: tuple[CreatureDef, ...], i: int, action: ActionDef, economy: EconomyRules
+    ) -> _Choices:
         creature, kind = creatures[i], action.kind
         plain = None
         if (
@@ -1096,7 +1119,8 @@ class _Choices:
                 commands = tuple(Act(creature.id, action.name, (other.id,), w) for w in weapons)
                 if commands:
                     targets.append((j, commands))
-        return cls(action, tuple(targets), plain)
+        ceiling = economy.ceiling(creature, action) if isinstance(economy, ActionLoadEconomy) else 0
+        return cls(action, tuple(targets), plain, ceiling)
 
 
 class _Tables:
@@ -1107,6 +1131,7 @@ class _Tables:
     __slots__ = (
         "actions",
         "acts",
+        "by_load",
         "definition",
         "end_turns",
         "exprs",
@@ -1118,6 +1143,10 @@ class _Tables:
     def __init__(self, definition: EncounterDef) -> None:
         creatures = definition.participants
         self.definition = definition
+        economy = economy_for(definition.ruleset)
+        #: the gate is a ceiling on one number, the creature's Load (the Action Load economy):
+        #: the engine's hot loops compare it with :attr:`_Choices.ceiling` instead of asking
+        self.by_load = isinstance(economy, ActionLoadEconomy)
         #: per creature: its actions by name (the first of a name, as ``CreatureDef.action``)
         self.actions = tuple(
             {name: c.action(name) for name in dict.fromkeys(a.name for a in c.actions)}
@@ -1128,7 +1157,11 @@ class _Tables:
         self.end_turns = tuple(EndTurn(c.id) for c in creatures)
         #: per creature: its actions that are not team actions (taken on its own turn)
         self.own_turn = tuple(
-            tuple(_Choices.of(creatures, i, a) for a in c.actions if a.kind is not ActionKind.TEAM)
+            tuple(
+                _Choices.of(creatures, i, a, economy)
+                for a in c.actions
+                if a.kind is not ActionKind.TEAM
+            )
             for i, c in enumerate(creatures)
         )
         #: per creature, per roller: its reactions that may be taken on that roller's pending
@@ -1136,7 +1169,7 @@ class _Tables:
         self.reactions = tuple(
             tuple(
                 tuple(
-                    _Choices.of(creatures, i, a)
+                    _Choices.of(creatures, i, a, economy)
                     for a in c.actions
                     if a.reaction and (a.kind is not ActionKind.TEAM or _grant_fits(a, c, roller))
                 )
