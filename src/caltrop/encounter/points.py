@@ -219,14 +219,22 @@ class PointsRules:
         return factor
 
     @staticmethod
-    def _plan_move(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
-        PointsRules._no_extras(command, "move", to=True)
+    def _destination(
+        enc: Encounter, i: int, command: Act, verb: str
+    ) -> tuple[PointsState, CreatureDef, float]:
+        """A move's or a leap's checked destination: the mover's position state, the mover,
+        and the straight-line distance in metres to ``to X,Y`` (R34)."""
+        PointsRules._no_extras(command, verb, to=True)
         if command.to is None:
-            raise InvalidActionError("move needs a destination: 'aria: move to X,Y'")
+            raise InvalidActionError(f"{verb} needs a destination: 'aria: {verb} to X,Y'")
         state = _state(enc, i)
-        creature = enc.creatures[i]
-        speed = PointsRules.travel_speed(enc, i)
         d = math.hypot(command.to[0] - state.x, command.to[1] - state.y)
+        return state, enc.creatures[i], d
+
+    @staticmethod
+    def _plan_move(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        state, creature, d = PointsRules._destination(enc, i, command, "move")
+        speed = PointsRules.travel_speed(enc, i)
         if d > 0 and speed <= 0:
             reason = "grappled" if state.grappled_by else "travel speed 0"
             raise IllegalActionError(f"{creature.name} cannot move: {reason} (R42)")
@@ -251,15 +259,10 @@ class PointsRules:
 
     @staticmethod
     def _plan_leap(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
-        PointsRules._no_extras(command, "leap", to=True)
-        if command.to is None:
-            raise InvalidActionError("leap needs a destination: 'aria: leap to X,Y'")
-        state = _state(enc, i)
-        creature = enc.creatures[i]
+        state, creature, d = PointsRules._destination(enc, i, command, "leap")
         run_up = state.moved >= 2
         name = "Strength" if run_up else "Power"
         reach = creature.aspects.get(name, 0)
-        d = math.hypot(command.to[0] - state.x, command.to[1] - state.y)
         if d > reach + 1e-9:
             why = "after a 2 m run-up" if run_up else "without a 2 m run-up"
             raise IllegalActionError(
