@@ -36,7 +36,7 @@ then shoot; Block or Dodge by exact expected damage) registers its whole decisio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
@@ -44,11 +44,20 @@ from typing import Any, Protocol
 import numpy as np
 
 from caltrop.core.commands import Act, Command, EndTurn, Pass
-from caltrop.core.model import ActionDef, ActionKind, CreatureDef, EncounterDef, LoadReset, Weapon
+from caltrop.core.model import (
+    ActionDef,
+    ActionKind,
+    CreatureDef,
+    EncounterDef,
+    LoadReset,
+    Side,
+    Weapon,
+)
 from caltrop.core.pool import Advantage, net_advantage
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
 from caltrop.economy import Resources
+from caltrop.economy.action_load import LoadState
 from caltrop.encounter import Encounter
 from caltrop.sim.points_tactics import PointsAdvisor, PointsKnobs, points_tactics
 
@@ -130,6 +139,14 @@ def resources_key(resources: Resources) -> tuple[Any, ...]:
     return tuple(resources.as_dict().items())
 
 
+def _memo_key(resources: Resources) -> Hashable:
+    """What the tactics' memos key ``resources`` by: :func:`resources_key`, or just the Load of
+    an Action Load state (one economy per definition, so the two kinds never meet in a memo)."""
+    if type(resources) is LoadState:
+        return resources.load
+    return resources_key(resources)
+
+
 # -- profile: what the tactics precompute once per encounter definition -------------------------
 
 
@@ -146,20 +163,24 @@ class Profile:
     threat: tuple[float, ...]
     #: memoised answers that depend only on the definition and the arguments in their keys
     memo: dict[tuple[Any, ...], Any]
+    #: the definition profiled (kept alive with its profile: the caches know it by identity)
+    definition: EncounterDef
+    #: each creature's actions by name, the first of a name winning (as ``CreatureDef.action``)
+    actions: tuple[dict[str, ActionDef], ...]
 
 
-_PROFILES: dict[int, tuple[EncounterDef, Profile]] = {}
+_PROFILES: dict[int, Profile] = {}
 
 
 def profile(definition: EncounterDef) -> Profile:
     """The :class:`Profile` of a definition (cached by identity: definitions are immutable)."""
     hit = _PROFILES.get(id(definition))
-    if hit is not None and hit[0] is definition:
-        return hit[1]
+    if hit is not None and hit.definition is definition:
+        return hit
     built = _build_profile(definition)
     if len(_PROFILES) > 64:
         _PROFILES.clear()
-    _PROFILES[id(definition)] = (definition, built)
+    _PROFILES[id(definition)] = built
     return built
 
 
@@ -201,7 +222,54 @@ def _build_profile(definition: EncounterDef) -> Profile:
             total += best[0]
             economy.pay(c, res, best[1], on_turn=True)
         threat.append(max(1.0, total))
-    return Profile(attacks, tuple(reaction), tuple(grants), tuple(threat), {})
+    actions: list[dict[str, ActionDef]] = []
+    for c in definition.participants:
+        by_name: dict[str, ActionDef] = {}
+        for a in c.actions:
+            by_name.setdefault(a.name, a)
+        actions.append(by_name)
+    return Profile(
+        attacks, tuple(reaction), tuple(grants), tuple(threat), {}, definition, tuple(actions)
+    )
+
+
+class _Decision:
+    """One decision's look at the encounter, shared by the policy and its rules: the
+    definition's :class:`Profile`, the advisor, and each side's focus target, each looked up
+    once (the encounter does not change while a policy chooses)."""
+
+    __slots__ = ("_advisor", "_focus", "encounter", "profile")
+
+    def __init__(self, encounter: Encounter) -> None:
+        self.encounter = encounter
+        self.profile = profile(encounter.definition)
+        self._advisor: Advisor | None = None
+        self._focus: dict[Side, int | None] = {}
+
+    @property
+    def advisor(self) -> Advisor:
+        if self._advisor is None:
+            self._advisor = advisor_for(self.encounter)
+        return self._advisor
+
+    def weakest(self, i: int) -> int | None:
+        """:meth:`TacticalPolicy.weakest`: the same for every creature of a side."""
+        side = self.encounter.creatures[i].side
+        if side in self._focus:
+            return self._focus[side]
+        encounter = self.encounter
+        threat = self.profile.threat
+        down, health = encounter.down, encounter.health
+        best: tuple[float, int] | None = None
+        for j, c in enumerate(encounter.creatures):
+            if down[j] or c.side is side:
+                continue
+            key = health[j] / threat[j]
+            if best is None or key < best[0]:
+                best = (key, j)
+        found = None if best is None else best[1]
+        self._focus[side] = found
+        return found
 
 
 # -- advisors: what an economy tells the tactics ------------------------------------------------
@@ -313,19 +381,26 @@ class ReactionRule(Protocol):
     ) -> float | None: ...
 
 
+def _net(*sources: Iterable[Any]) -> int:
+    """:func:`net_advantage` of these sources together (0 at once when there are none)."""
+    if not any(sources):
+        return 0
+    return net_advantage([item for group in sources for item in group])
+
+
 def score_attack(
     policy: TacticalPolicy, encounter: Encounter, i: int, command: Act
 ) -> float | None:
     """An attack: its harm to the target, with the boons the attacker holds (R14)."""
     creature = encounter.creatures[i]
-    action = creature.action(command.action)
+    action = policy._decision(encounter).profile.actions[i].get(command.action)
     if action is None or action.kind is not ActionKind.ATTACK or not command.targets:
         return None
     t = encounter.index(command.targets[0])
     weapon = (
         creature.weapon(command.weapons[0]) if command.weapons else best_weapon(creature, action)
     )
-    net = net_advantage(list(command.advantages) + list(encounter.boons[i]))
+    net = _net(command.advantages, encounter.boons[i])
     expr = roll_expr(encounter, i, action, weapon, net)
     return policy.harm_to(encounter, t, expr)
 
@@ -333,8 +408,7 @@ def score_attack(
 def score_boon(policy: TacticalPolicy, encounter: Encounter, i: int, command: Act) -> float | None:
     """An effect granting advantage on an ally's next roll (Watch My Back, a rally): the extra
     harm of that ally's best attack on its likely target with one more d4, discounted."""
-    creature = encounter.creatures[i]
-    action = creature.action(command.action)
+    action = policy._decision(encounter).profile.actions[i].get(command.action)
     if action is None or action.kind is not ActionKind.EFFECT or action.grant is None:
         return None
     if not command.targets or action.grant.to != "ally" or action.grant.kind != "adv":
@@ -351,7 +425,7 @@ def score_boon(policy: TacticalPolicy, encounter: Encounter, i: int, command: Ac
 def score_team(policy: TacticalPolicy, encounter: Encounter, i: int, command: Act) -> float | None:
     """A team action on the pending roll: the change of that roll's harm, exactly (R15, R14)."""
     creature = encounter.creatures[i]
-    action = creature.action(command.action)
+    action = policy._decision(encounter).profile.actions[i].get(command.action)
     top = encounter.pending_roll
     if action is None or action.kind is not ActionKind.TEAM or action.grant is None:
         return None
@@ -413,43 +487,46 @@ class TacticalPolicy:
         self.discount = discount
         self.reserve = reserve
         self.points_knobs = points if points is not None else PointsKnobs()
+        self._deciding: _Decision | None = None
+
+    def _decision(self, encounter: Encounter) -> _Decision:
+        """The look at ``encounter`` of the decision being made (a fresh one outside a choice)."""
+        deciding = self._deciding
+        if deciding is not None and deciding.encounter is encounter:
+            return deciding
+        return _Decision(encounter)
 
     # -- helpers shared with rules ---------------------------------------------------------------
 
     def harm_to(self, encounter: Encounter, t: int, expr: Expr) -> float:
         """:func:`harm` of ``expr`` to creature ``t`` as it stands now."""
         target = encounter.creatures[t]
-        threat = profile(encounter.definition).threat[t]
+        threat = self._decision(encounter).profile.threat[t]
         return harm(expr, target.evasion, encounter.health[t], threat)
 
     def weakest(self, encounter: Encounter, i: int) -> int | None:
         """The standing foe of ``i`` with the least Health per threat: the one focused fire picks."""
-        threat = profile(encounter.definition).threat
-        side = encounter.creatures[i].side
-        best: tuple[float, int] | None = None
-        for j, c in enumerate(encounter.creatures):
-            if encounter.down[j] or c.side is side:
-                continue
-            key = encounter.health[j] / threat[j]
-            if best is None or key < best[0]:
-                best = (key, j)
-        return None if best is None else best[1]
+        return self._decision(encounter).weakest(i)
 
     def swing(self, encounter: Encounter, j: int, resources: Resources, delta: int) -> float:
         """Harm changed when creature ``j``'s best attack (at ``resources``) on the foe it is
         likely to pick gets ``delta`` more Net Advantage (negative: disadvantage)."""
-        t = self.weakest(encounter, j)
+        return self._swing(self._decision(encounter), j, resources, delta)
+
+    def _swing(self, d: _Decision, j: int, resources: Resources, delta: int) -> float:
+        t = d.weakest(j)
         if t is None:
             return 0.0
-        memo = profile(encounter.definition).memo
-        key = ("swing", j, resources_key(resources), t, encounter.health[t], delta)
+        encounter = d.encounter
+        memo = d.profile.memo
+        key = ("swing", j, _memo_key(resources), t, encounter.health[t], delta)
         hit = memo.get(key)
         if hit is not None:
             return float(hit)
         c = encounter.creatures[j]
         best_full = 0.0
         swing = 0.0
-        for action, weapon in profile(encounter.definition).attacks[j]:
+        for action, weapon in d.profile.attacks[j]:
             if not encounter.economy.gate(c, resources, action, on_turn=True):
                 continue
             full = self.harm_to(encounter, t, roll_expr(encounter, j, action, weapon, 0, resources))
@@ -466,9 +543,13 @@ class TacticalPolicy:
         special = tactics_for(encounter)
         if special is not None:
             return special(self, encounter, i)
-        if encounter.pending:
-            return self._react(encounter, i)
-        return self._act(encounter, i)
+        outer, self._deciding = self._deciding, _Decision(encounter)
+        try:
+            if encounter.pending:
+                return self._react(self._deciding, i)
+            return self._act(self._deciding, i)
+        finally:
+            self._deciding = outer
 
     def _score(
         self, rules: Iterable[TurnRule | ReactionRule], encounter: Encounter, i: int, command: Act
@@ -486,8 +567,10 @@ class TacticalPolicy:
         encounter.economy.pay(encounter.creatures[i], res, action, on_turn=on_turn)
         return res
 
-    def _act(self, encounter: Encounter, i: int) -> Command:
+    def _act(self, d: _Decision, i: int) -> Command:
+        encounter = d.encounter
         creature = encounter.creatures[i]
+        actions = d.profile.actions[i]
         scored: list[tuple[float, Act, ActionDef | None]] = []
         for command in encounter.legal_actions(creature.id):
             if not isinstance(command, Act):
@@ -495,14 +578,14 @@ class TacticalPolicy:
             value = self._score(self.turn_rules, encounter, i, command)
             if value is not None and value > 0:
                 # None: an action the economy provides itself (a later rule's business)
-                scored.append((value, command, creature.action(command.action)))
+                scored.append((value, command, actions.get(command.action)))
         if not scored:
             return EndTurn(creature.id)
         if not self.reserve:
             return max(scored, key=lambda s: s[0])[1]
-        plan = self.plan(encounter, i)
+        plan = self._plan(d, i)
         best: tuple[float, Command] = (
-            self.budget_value(encounter, i, encounter.resources[i], plan, own_turn=False),
+            self._budget(d, i, encounter.resources[i], plan, own_turn=False),
             EndTurn(creature.id),
         )
         left: dict[str, float] = {}  # the budget after paying depends only on the action
@@ -513,13 +596,14 @@ class TacticalPolicy:
                     if action is None
                     else self._after(encounter, i, action, on_turn=True)
                 )
-                left[command.action] = self.budget_value(encounter, i, after, plan, own_turn=True)
+                left[command.action] = self._budget(d, i, after, plan, own_turn=True)
             total = value + left[command.action]
             if total > best[0] + 1e-12:
                 best = (total, command)
         return best[1]
 
-    def _react(self, encounter: Encounter, i: int) -> Command:
+    def _react(self, d: _Decision, i: int) -> Command:
+        encounter = d.encounter
         creature = encounter.creatures[i]
         top = encounter.pending_roll
         if (
@@ -528,21 +612,22 @@ class TacticalPolicy:
             and (top.action is None or top.action.kind is not ActionKind.ATTACK)
         ):
             return Pass(creature.id)  # only attacks have harm to weigh (see score_team)
+        actions = d.profile.actions[i]
         best: tuple[float, Act, ActionDef | None] | None = None
         for command in encounter.legal_actions(creature.id):
             if not isinstance(command, Act):
                 continue
             value = self._score(self.reaction_rules, encounter, i, command)
             if value is not None and value >= self.min_gain and (best is None or value > best[0]):
-                best = (value, command, creature.action(command.action))
+                best = (value, command, actions.get(command.action))
         if best is None:
             return Pass(creature.id)
         if self.reserve and best[2] is not None:
-            plan = self.plan(encounter, i)
+            plan = self._plan(d, i)
             own = creature.id == encounter.turn_owner
-            keep = self.budget_value(encounter, i, encounter.resources[i], plan, own_turn=own)
+            keep = self._budget(d, i, encounter.resources[i], plan, own_turn=own)
             after = self._after(encounter, i, best[2], on_turn=False)
-            spend = best[0] + self.budget_value(encounter, i, after, plan, own_turn=own)
+            spend = best[0] + self._budget(d, i, after, plan, own_turn=own)
             if spend < keep + self.min_gain:
                 return Pass(creature.id)
         return best[1]
@@ -551,10 +636,13 @@ class TacticalPolicy:
 
     def plan(self, encounter: Encounter, i: int) -> Plan:
         """The reactions ``i`` expects to want before its next reset (see :class:`Plan`)."""
+        return self._plan(self._decision(encounter), i)
+
+    def _plan(self, d: _Decision, i: int) -> Plan:
+        encounter = d.encounter
         me = encounter.creatures[i]
-        prof = profile(encounter.definition)
-        grants = prof.grants[i]
-        advisor = advisor_for(encounter)
+        grants = d.profile.grants[i]
+        advisor = d.advisor
         segment = advisor.segment(encounter, i)
         own_later = i in segment[1:] or (
             bool(segment) and segment[0] == i and encounter.turn_owner != me.id
@@ -573,10 +661,10 @@ class TacticalPolicy:
             ):
                 continue
             res = advisor.start_of_turn(encounter, o)
-            count = self._attack_count(encounter, o, res)
+            count = self._attack_count(d, o, res)
             if count == 0:
                 continue
-            gain = abs(self.swing(encounter, o, res, -1 if foe else 1))
+            gain = abs(self._swing(d, o, res, -1 if foe else 1))
             if gain <= 0:
                 continue
             target = before if own_later and not seen_own else after
@@ -591,9 +679,15 @@ class TacticalPolicy:
         """What ``resources`` will still buy before ``i``'s next reset, in harm: the best mix of
         its own attacks (this turn if ``own_turn``, or a later own turn in the segment) and the
         reactions it expects, each taken greedily by value within what the gate allows."""
+        return self._budget(self._decision(encounter), i, resources, plan, own_turn=own_turn)
+
+    def _budget(
+        self, d: _Decision, i: int, resources: Resources, plan: Plan, *, own_turn: bool
+    ) -> float:
+        encounter = d.encounter
         creature = encounter.creatures[i]
         economy = encounter.economy
-        reaction = profile(encounter.definition).reaction[i]
+        reaction = d.profile.reaction[i]
         attacking = own_turn or plan.own_later
         best = 0.0
         res = resources.copy()
@@ -608,31 +702,27 @@ class TacticalPolicy:
             attacks = 0.0
             for k in range(_MAX_ATTACKS + 1 if attacking else 1):
                 if k > 0:
-                    step = self._best_attack_now(encounter, i, probe)
+                    step = self._best_attack_now(d, i, probe)
                     if step is None:
                         break
                     attacks += step[0]
                     economy.pay(creature, probe, step[1], on_turn=True)
-                total = (
-                    taken
-                    + attacks
-                    + self._reactions_value(encounter, i, probe, plan.after, reaction)
-                )
+                total = taken + attacks + self._reactions_value(d, i, probe, plan.after, reaction)
                 best = max(best, total)
         return best
 
     @staticmethod
-    def _attack_count(encounter: Encounter, o: int, res: Resources) -> int:
+    def _attack_count(d: _Decision, o: int, res: Resources) -> int:
         """How many attacks creature ``o`` can make in a row from ``res`` (at most 4)."""
-        memo = profile(encounter.definition).memo
-        key = ("count", o, resources_key(res))
+        memo = d.profile.memo
+        key = ("count", o, _memo_key(res))
         hit = memo.get(key)
         if hit is not None:
             return int(hit)
-        other = encounter.creatures[o]
-        economy = encounter.economy
+        other = d.encounter.creatures[o]
+        economy = d.encounter.economy
         count = 0
-        for action, _ in profile(encounter.definition).attacks[o]:
+        for action, _ in d.profile.attacks[o]:
             probe = res.copy()
             n = 0
             while n < _MAX_ATTACKS and economy.gate(other, probe, action, on_turn=True):
@@ -643,15 +733,15 @@ class TacticalPolicy:
         return count
 
     @staticmethod
-    def _reaction_count(encounter: Encounter, i: int, res: Resources, reaction: ActionDef) -> int:
+    def _reaction_count(d: _Decision, i: int, res: Resources, reaction: ActionDef) -> int:
         """How many reactions ``i`` can still afford from ``res`` (at most 12)."""
-        memo = profile(encounter.definition).memo
-        key = ("reactions", i, resources_key(res))
+        memo = d.profile.memo
+        key = ("reactions", i, _memo_key(res))
         hit = memo.get(key)
         if hit is not None:
             return int(hit)
-        creature = encounter.creatures[i]
-        economy = encounter.economy
+        creature = d.encounter.creatures[i]
+        economy = d.encounter.economy
         probe = res.copy()
         n = 0
         while n < 12 and economy.gate(creature, probe, reaction, on_turn=False):
@@ -662,7 +752,7 @@ class TacticalPolicy:
 
     @staticmethod
     def _reactions_value(
-        encounter: Encounter,
+        d: _Decision,
         i: int,
         resources: Resources,
         values: tuple[float, ...],
@@ -670,24 +760,25 @@ class TacticalPolicy:
     ) -> float:
         if reaction is None or not values:
             return 0.0
-        return sum(values[: TacticalPolicy._reaction_count(encounter, i, resources, reaction)])
+        return sum(values[: TacticalPolicy._reaction_count(d, i, resources, reaction)])
 
     def _best_attack_now(
-        self, encounter: Encounter, i: int, resources: Resources
+        self, d: _Decision, i: int, resources: Resources
     ) -> tuple[float, ActionDef] | None:
         """The best single attack ``i`` could make on its focus target at ``resources``."""
-        t = self.weakest(encounter, i)
+        t = d.weakest(i)
         if t is None:
             return None
+        encounter = d.encounter
         c = encounter.creatures[i]
-        net = net_advantage(list(encounter.boons[i]))
-        memo = profile(encounter.definition).memo
-        key = ("attack", i, resources_key(resources), t, encounter.health[t], net)
+        net = _net(encounter.boons[i])
+        memo = d.profile.memo
+        key = ("attack", i, _memo_key(resources), t, encounter.health[t], net)
         if key in memo:
             found: tuple[float, ActionDef] | None = memo[key]
             return found
         best: tuple[float, ActionDef] | None = None
-        for action, weapon in profile(encounter.definition).attacks[i]:
+        for action, weapon in d.profile.attacks[i]:
             if not encounter.economy.gate(c, resources, action, on_turn=True):
                 continue
             value = self.harm_to(
