@@ -134,6 +134,33 @@ def _attacks(creature: CreatureDef) -> list[ActionDef]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class AttackRoll:
+    """An attack as the tactics weigh it: its action and weapon, the dice rolled on top of the
+    d4 pool (the weapon's, then the action's extra dice, as in :func:`roll_expr`), and the harm
+    of each pool size to each target at each Health, remembered (within one :class:`Profile`:
+    a target's Evasion and threat come from its definition)."""
+
+    action: ActionDef
+    weapon: Weapon | None
+    extra: tuple[Term, ...]
+    #: (d4s in the pool, target, the target's Health) → :func:`harm`
+    harms: dict[tuple[int, int, int], float]
+
+    @staticmethod
+    def of(action: ActionDef, weapon: Weapon | None) -> AttackRoll:
+        extra: list[Term] = []
+        if weapon is not None:
+            extra.extend(weapon.dice.terms)
+        if action.extra is not None:
+            extra.extend(action.extra.terms)
+        return AttackRoll(action, weapon, tuple(extra), {})
+
+    def expr(self, d4: int) -> Expr:
+        """The dice rolled with a pool of ``d4`` (:func:`roll_expr`'s expression)."""
+        return Expr((Term(1, Dice(d4, 4)), *self.extra))
+
+
 def resources_key(resources: Resources) -> tuple[Any, ...]:
     """A hashable summary of a creature's resources (its Load, or its points)."""
     return tuple(resources.as_dict().items())
@@ -158,6 +185,8 @@ class Profile:
     no creature is worth nothing)."""
 
     attacks: tuple[tuple[tuple[ActionDef, Weapon | None], ...], ...]
+    #: the same attacks as :class:`AttackRoll`\ s, which remember their harm
+    rolls: tuple[tuple[AttackRoll, ...], ...]
     reaction: tuple[ActionDef | None, ...]
     grants: tuple[frozenset[tuple[str, str]], ...]
     threat: tuple[float, ...]
@@ -167,6 +196,22 @@ class Profile:
     definition: EncounterDef
     #: each creature's actions by name, the first of a name winning (as ``CreatureDef.action``)
     actions: tuple[dict[str, ActionDef], ...]
+    #: every :class:`AttackRoll` made, by the identities of its action and weapon
+    known_rolls: dict[tuple[int, int], AttackRoll]
+
+    def roll(self, action: ActionDef, weapon: Weapon | None) -> AttackRoll:
+        """The :class:`AttackRoll` of ``action`` with ``weapon`` (made once, then remembered)."""
+        return _known_roll(self.known_rolls, action, weapon)
+
+
+def _known_roll(
+    known: dict[tuple[int, int], AttackRoll], action: ActionDef, weapon: Weapon | None
+) -> AttackRoll:
+    key = (id(action), id(weapon))
+    found = known.get(key)
+    if found is None or found.action is not action or found.weapon is not weapon:
+        found = known[key] = AttackRoll.of(action, weapon)
+    return found
 
 
 _PROFILES: dict[int, Profile] = {}
@@ -228,8 +273,18 @@ def _build_profile(definition: EncounterDef) -> Profile:
         for a in c.actions:
             by_name.setdefault(a.name, a)
         actions.append(by_name)
+    known: dict[tuple[int, int], AttackRoll] = {}
+    rolls = tuple(tuple(_known_roll(known, a, w) for a, w in mine) for mine in attacks)
     return Profile(
-        attacks, tuple(reaction), tuple(grants), tuple(threat), {}, definition, tuple(actions)
+        attacks,
+        rolls,
+        tuple(reaction),
+        tuple(grants),
+        tuple(threat),
+        {},
+        definition,
+        tuple(actions),
+        known,
     )
 
 
@@ -251,6 +306,28 @@ class _Decision:
         if self._advisor is None:
             self._advisor = advisor_for(self.encounter)
         return self._advisor
+
+    def harm(self, roll: AttackRoll, d4: int, t: int) -> float:
+        """:func:`harm` to creature ``t`` as it stands now of ``roll`` with a pool of ``d4``."""
+        health = self.encounter.health[t]
+        key = (d4, t, health)
+        found = roll.harms.get(key)
+        if found is None:
+            evasion = self.encounter.creatures[t].evasion
+            found = roll.harms[key] = harm(roll.expr(d4), evasion, health, self.profile.threat[t])
+        return found
+
+    def command_roll(self, i: int, action: ActionDef, weapons: tuple[str, ...]) -> AttackRoll:
+        """The roll of an attack command of ``i`` naming ``action`` and ``weapons`` (none: the
+        best weapon that fits, see :func:`best_weapon`)."""
+        memo = self.profile.memo
+        key = ("roll", i, action.name, weapons)
+        found: AttackRoll | None = memo.get(key)
+        if found is None or found.action is not action:
+            creature = self.encounter.creatures[i]
+            weapon = creature.weapon(weapons[0]) if weapons else best_weapon(creature, action)
+            found = memo[key] = self.profile.roll(action, weapon)
+        return found
 
     def weakest(self, i: int) -> int | None:
         """:meth:`TacticalPolicy.weakest`: the same for every creature of a side."""
@@ -388,21 +465,35 @@ def _net(*sources: Iterable[Any]) -> int:
     return net_advantage([item for group in sources for item in group])
 
 
+@lru_cache(maxsize=1024)
+def _advantage(kind: str, source: str) -> Advantage:
+    """``Advantage(kind, source)``, made (and checked) once."""
+    return Advantage(kind, source)  # type: ignore[arg-type]
+
+
+def _net_with(sources: Iterable[Any], before: int, advantage: Advantage) -> int:
+    """:func:`net_advantage` of ``sources`` and ``advantage`` together, given ``before``, that
+    of ``sources`` alone: one more unless the source key is already there (R14)."""
+    pair = (advantage.kind, advantage.source)
+    for item in sources:
+        if ((item.kind, item.source) if isinstance(item, Advantage) else tuple(item)) == pair:
+            return before
+    return before + (1 if advantage.kind == "adv" else -1)
+
+
 def score_attack(
     policy: TacticalPolicy, encounter: Encounter, i: int, command: Act
 ) -> float | None:
     """An attack: its harm to the target, with the boons the attacker holds (R14)."""
-    creature = encounter.creatures[i]
-    action = policy._decision(encounter).profile.actions[i].get(command.action)
+    d = policy._decision(encounter)
+    action = d.profile.actions[i].get(command.action)
     if action is None or action.kind is not ActionKind.ATTACK or not command.targets:
         return None
     t = encounter.index(command.targets[0])
-    weapon = (
-        creature.weapon(command.weapons[0]) if command.weapons else best_weapon(creature, action)
-    )
+    roll = d.command_roll(i, action, command.weapons)
     net = _net(command.advantages, encounter.boons[i])
-    expr = roll_expr(encounter, i, action, weapon, net)
-    return policy.harm_to(encounter, t, expr)
+    d4 = encounter.economy.pool(encounter.creatures[i], encounter.resources[i], action, net)
+    return d.harm(roll, d4, t)
 
 
 def score_boon(policy: TacticalPolicy, encounter: Encounter, i: int, command: Act) -> float | None:
@@ -414,9 +505,9 @@ def score_boon(policy: TacticalPolicy, encounter: Encounter, i: int, command: Ac
     if not command.targets or action.grant.to != "ally" or action.grant.kind != "adv":
         return 0.0
     j = encounter.index(command.targets[0])
-    boons = list(encounter.boons[j])
-    before = net_advantage(boons)
-    after = net_advantage([*boons, Advantage("adv", action.source_key)])
+    boons = encounter.boons[j]
+    before = _net(boons)
+    after = _net_with(boons, before, _advantage("adv", action.source_key))
     if after == before:
         return 0.0  # R14: the source is already on the ally's next roll
     return policy.discount * policy.swing(encounter, j, encounter.resources[j], after - before)
@@ -425,7 +516,8 @@ def score_boon(policy: TacticalPolicy, encounter: Encounter, i: int, command: Ac
 def score_team(policy: TacticalPolicy, encounter: Encounter, i: int, command: Act) -> float | None:
     """A team action on the pending roll: the change of that roll's harm, exactly (R15, R14)."""
     creature = encounter.creatures[i]
-    action = policy._decision(encounter).profile.actions[i].get(command.action)
+    d = policy._decision(encounter)
+    action = d.profile.actions[i].get(command.action)
     top = encounter.pending_roll
     if action is None or action.kind is not ActionKind.TEAM or action.grant is None:
         return None
@@ -436,15 +528,13 @@ def score_team(policy: TacticalPolicy, encounter: Encounter, i: int, command: Ac
     if action.source_key in SELF_ONLY_SOURCES and top.target != i:
         return 0.0
     before = top.net_advantage
-    after = net_advantage([*top.advantages, Advantage(action.grant.kind, action.source_key)])
+    after = _net_with(top.advantages, before, _advantage(action.grant.kind, action.source_key))
     if after == before:
         return 0.0
-    old = policy.harm_to(
-        encounter, top.target, roll_expr(encounter, top.roller, top.action, top.weapon, before)
-    )
-    new = policy.harm_to(
-        encounter, top.target, roll_expr(encounter, top.roller, top.action, top.weapon, after)
-    )
+    roll = d.profile.roll(top.action, top.weapon)
+    roller, resources = encounter.creatures[top.roller], encounter.resources[top.roller]
+    old = d.harm(roll, encounter.economy.pool(roller, resources, top.action, before), top.target)
+    new = d.harm(roll, encounter.economy.pool(roller, resources, top.action, after), top.target)
     mine = encounter.creatures[top.target].side is creature.side
     return old - new if mine else new - old
 
@@ -524,15 +614,16 @@ class TacticalPolicy:
         if hit is not None:
             return float(hit)
         c = encounter.creatures[j]
+        economy = encounter.economy
         best_full = 0.0
         swing = 0.0
-        for action, weapon in d.profile.attacks[j]:
-            if not encounter.economy.gate(c, resources, action, on_turn=True):
+        for roll in d.profile.rolls[j]:
+            if not economy.gate(c, resources, roll.action, on_turn=True):
                 continue
-            full = self.harm_to(encounter, t, roll_expr(encounter, j, action, weapon, 0, resources))
+            full = d.harm(roll, economy.pool(c, resources, roll.action, 0), t)
             if full > best_full:
-                changed = roll_expr(encounter, j, action, weapon, delta, resources)
-                best_full, swing = full, self.harm_to(encounter, t, changed) - full
+                changed = d.harm(roll, economy.pool(c, resources, roll.action, delta), t)
+                best_full, swing = full, changed - full
         memo[key] = swing
         return swing
 
@@ -685,10 +776,18 @@ class TacticalPolicy:
         self, d: _Decision, i: int, resources: Resources, plan: Plan, *, own_turn: bool
     ) -> float:
         encounter = d.encounter
+        attacking = own_turn or plan.own_later
+        # the value depends on these alone (the focus only when attacks are counted)
+        t = d.weakest(i) if attacking else None
+        focus = None if t is None else (t, encounter.health[t], _net(encounter.boons[i]))
+        memo = d.profile.memo
+        key = ("budget", i, _memo_key(resources), plan.before, plan.after, attacking, focus)
+        found: float | None = memo.get(key)
+        if found is not None:
+            return found
         creature = encounter.creatures[i]
         economy = encounter.economy
         reaction = d.profile.reaction[i]
-        attacking = own_turn or plan.own_later
         best = 0.0
         res = resources.copy()
         taken = 0.0
@@ -709,6 +808,7 @@ class TacticalPolicy:
                     economy.pay(creature, probe, step[1], on_turn=True)
                 total = taken + attacks + self._reactions_value(d, i, probe, plan.after, reaction)
                 best = max(best, total)
+        memo[key] = best
         return best
 
     @staticmethod
@@ -777,15 +877,14 @@ class TacticalPolicy:
         if key in memo:
             found: tuple[float, ActionDef] | None = memo[key]
             return found
+        economy = encounter.economy
         best: tuple[float, ActionDef] | None = None
-        for action, weapon in d.profile.attacks[i]:
-            if not encounter.economy.gate(c, resources, action, on_turn=True):
+        for roll in d.profile.rolls[i]:
+            if not economy.gate(c, resources, roll.action, on_turn=True):
                 continue
-            value = self.harm_to(
-                encounter, t, roll_expr(encounter, i, action, weapon, net, resources)
-            )
+            value = d.harm(roll, economy.pool(c, resources, roll.action, net), t)
             if best is None or value > best[0]:
-                best = (value, action)
+                best = (value, roll.action)
         memo[key] = best
         return best
 
