@@ -29,7 +29,7 @@ from caltrop.core.model import (
     WeaponKind,
 )
 from caltrop.dice import parse
-from caltrop.sim.fast import FastPathError
+from caltrop.sim.fast import FastPathError, FastResult, simulate
 from caltrop.sim.fast.points import (
     CompiledPoints,
     compile_points,
@@ -407,3 +407,24 @@ def test_argument_checks() -> None:
     short = simulate_points(definition, 500, 3, max_rounds=2)
     assert np.all(short.rounds <= 2)
     assert np.count_nonzero(short.winner == -1) > 0
+
+
+# -- through caltrop.sim.fast.simulate --------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_simulate_plays_an_action_point_definition_here(name: str) -> None:
+    definition = load_encounter(name)
+    whole = simulate(definition, 50, 2024, details=True)
+    assert isinstance(whole, FastResult)
+    assert whole.ids == tuple(c.id for c in definition.participants)
+    head = simulate(definition, 20, 2024, details=True)
+    tail = simulate(definition, 30, 2024, details=True, first=20, threads=1)
+    direct = simulate_points(compile_points(definition), 50, 2024, details=True, threads=2)
+    for field in ("winner", "rounds", "damage_dealt", "team_actions", "load_spent", "health"):
+        got = getattr(whole, field)
+        assert np.array_equal(got, np.concatenate([getattr(head, field), getattr(tail, field)]))
+        assert np.array_equal(got, getattr(direct, field))
+    assert np.array_equal(simulate(compile_points(definition), 50, 2024).winner, whole.winner)
+    assert whole.team_actions is not None
+    assert whole.team_actions.sum() > 0  # the Blocks

@@ -29,8 +29,17 @@ and fight lengths agree with the engine's within their intervals.
 
 * An encounter still undecided after ``max_rounds`` rounds (default 100) is a draw.
 
-Refused (:class:`FastPathError`): the Action Point economy, ``initiative: check``, halved dice
-(``/2``), attacks of Cost 0 (the turn would never end) and more than 64 creatures. Turn order is the GM's (the participant list, R21).
+Refused (:class:`FastPathError`): ``initiative: check``, halved dice (``/2``), attacks of Cost 0
+(the turn would never end) and more than 64 creatures. Turn order is the GM's (the participant
+list, R21).
+
+**Action Point encounters** (seed 004): ``simulate()`` plays them with the engine's
+``attack-weakest`` (:mod:`caltrop.sim.fast.points`: attack the adjacent enemy with the least
+Health with every melee weapon in hand, else shoot the weakest within close range, else move
+toward the nearest enemy, else shoot within far range; Block when attacked), with the same seed,
+pairing and threads contract; its ``team_actions`` are the Blocks taken and ``load_spent`` the
+AP and RP paid. :func:`~caltrop.sim.fast.points.replay_points` replays such an encounter in the
+engine roll by roll.
 
 :class:`~caltrop.sim.fast.reference.FastTacticPolicy` is the same tactic as a Policy for the real
 engine (:func:`~caltrop.sim.fast.reference.play_reference` plays with it), and
@@ -45,6 +54,7 @@ from caltrop.sim.fast.compile import (
     compile_encounter,
     with_options,
 )
+from caltrop.sim.fast.points import CompiledPoints, compile_points, replay_points, trace_points
 from caltrop.sim.fast.reference import (
     DEFAULT_MAX_ROUNDS,
     FastTacticPolicy,
@@ -61,6 +71,7 @@ __all__ = [
     "DEFAULT_MAX_ROUNDS",
     "AttackOption",
     "CompiledEncounter",
+    "CompiledPoints",
     "FastPathError",
     "FastResult",
     "FastTacticPolicy",
@@ -70,10 +81,13 @@ __all__ = [
     "TraceResult",
     "TraceRow",
     "compile_encounter",
+    "compile_points",
     "play_reference",
     "play_reference_batch",
     "replay_fast_dice",
+    "replay_points",
     "simulate",
     "trace",
+    "trace_points",
     "with_options",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +13,9 @@ from caltrop.core.model import EncounterDef, LoadReset, Side
 from caltrop.core.pool import Revision
 from caltrop.sim.fast.compile import CompiledEncounter, FastPathError, compile_encounter
 from caltrop.sim.fast.reference import DEFAULT_MAX_ROUNDS
+
+if TYPE_CHECKING:
+    from caltrop.sim.fast.points.compile import CompiledPoints
 
 #: Encounters per work item of the parallel loop (results do not depend on it).
 CHUNK = 256
@@ -139,7 +142,7 @@ def _prepare(
 
 
 def simulate(
-    definition: EncounterDef | CompiledEncounter,
+    definition: EncounterDef | CompiledEncounter | CompiledPoints,
     n: int,
     seed: int | None = None,
     *,
@@ -160,13 +163,33 @@ def simulate(
     the encounter's ruleset) run on paired streams. ``seed=None`` draws fresh entropy; the
     seed used is in the result.
 
+    An Action Point encounter (seed 004) is played by
+    :func:`caltrop.sim.fast.points.simulate_points` with ``attack-weakest``
+    (``load_reset`` and ``revision`` do not apply to it, as in the engine).
+
     Raises :class:`~caltrop.sim.fast.compile.FastPathError` for an encounter the fast path
-    cannot play (another economy, ``initiative: check``, halved dice, more than 64 creatures).
+    cannot play (``initiative: check``, halved dice, more than 64 creatures in Action Load).
     The first call in a fresh environment compiles the kernel (some seconds; cached on disk).
     Calls from several Python threads are serialised, and a process forked after a call can
     call it too: unless ``NUMBA_THREADING_LAYER`` is set, numba's fork-safe threading layer is
     chosen (``workqueue`` without TBB), not GNU OpenMP.
     """
+    from caltrop.sim.fast.points.compile import CompiledPoints, is_points
+
+    if isinstance(definition, CompiledPoints) or (
+        isinstance(definition, EncounterDef) and is_points(definition)
+    ):
+        from caltrop.sim.fast.points.simulate import simulate_points
+
+        return simulate_points(
+            definition,
+            n,
+            seed,
+            max_rounds=max_rounds,
+            details=details,
+            first=first,
+            threads=threads,
+        )
     if n < 0:
         raise FastPathError(f"n must be 0 or more, not {n}")
     if first < 0:
