@@ -180,6 +180,7 @@ def play_one(
     order: np.ndarray,
     init: np.ndarray,
     foes: np.ndarray,
+    dist: np.ndarray,
     dealt: np.ndarray,
     blocks: np.ndarray,
     spent: np.ndarray,
@@ -189,7 +190,8 @@ def play_one(
 
     ``winner`` is 0 (PCs), 1 (NPCs) or :data:`DRAW`. The other arrays are per-creature scratch
     and outputs (``dealt``: damage its attacks did after defence, ``blocks``: Blocks it took,
-    ``spent``: AP and RP it paid); the first ``trace.shape[0]`` rolls are written to ``trace``.
+    ``spent``: AP and RP it paid; ``dist`` the distances between them, kept as positions
+    change); the first ``trace.shape[0]`` rolls are written to ``trace``.
     """
     n = cre.shape[0]
     standing = np.zeros(2, np.int64)
@@ -207,6 +209,10 @@ def play_one(
         init[c] = 0
         if not down[c]:
             standing[cre[c, C_SIDE]] += 1
+    for c in range(n):
+        for j in range(c):
+            dist[c, j] = dist[j, c] = hypot(x[c] - x[j], y[c] - y[j])
+        dist[c, c] = 0.0
     if standing[0] == 0 or standing[1] == 0:
         if standing[0] > 0:
             return 0, 0, 0
@@ -276,7 +282,7 @@ def play_one(
                 if my_ap >= cre[c, C_MELEE_AP]:
                     for f in range(nf):
                         j = foes[f]
-                        if hypot(x[c] - x[j], y[c] - y[j]) <= ADJACENT:
+                        if dist[c, j] <= ADJACENT:
                             target = j
                             break
                 if target >= 0:
@@ -298,7 +304,7 @@ def play_one(
                 # 2. the weakest enemy within close range of a ranged weapon in hand (R39)
                 for f in range(nf):
                     j = foes[f]
-                    d = ceil_int(hypot(x[c] - x[j], y[c] - y[j]) - 1e-9)  # R34: rounded up
+                    d = ceil_int(dist[c, j] - 1e-9)  # R34: rounded up
                     for w in range(cre[c, C_R0], cre[c, C_R1]):
                         if d <= wpn[w, W_CLOSE] and d <= wpn[w, W_FAR] and my_ap >= wpn[w, W_AP]:
                             target = j
@@ -313,7 +319,7 @@ def play_one(
                     for j in range(n):
                         if down[j] or cre[j, C_SIDE] == side:
                             continue
-                        d2 = hypot(x[c] - x[j], y[c] - y[j])
+                        d2 = dist[c, j]
                         if near < 0 or d2 < near_d:
                             near = j
                             near_d = d2
@@ -330,12 +336,15 @@ def play_one(
                             spent[c] += steps
                             x[c] = x[c] + (tx - x[c])
                             y[c] = y[c] + (ty - y[c])
+                            for j in range(n):
+                                if j != c:
+                                    dist[c, j] = dist[j, c] = hypot(x[c] - x[j], y[c] - y[j])
                             continue
                 # 4. the weakest enemy within far range
                 if target < 0:
                     for f in range(nf):
                         j = foes[f]
-                        d = ceil_int(hypot(x[c] - x[j], y[c] - y[j]) - 1e-9)
+                        d = ceil_int(dist[c, j] - 1e-9)
                         for w in range(cre[c, C_R0], cre[c, C_R1]):
                             if d <= wpn[w, W_FAR] and my_ap >= wpn[w, W_AP]:
                                 target = j
@@ -349,7 +358,7 @@ def play_one(
                 cost = wpn[weapon, W_AP]
                 ap[c] -= cost
                 spent[c] += cost
-                dc = ceil_int(hypot(x[c] - x[target], y[c] - y[target]) - 1e-9)
+                dc = ceil_int(dist[c, target] - 1e-9)
                 favor = 1 if dc <= wpn[weapon, W_CLOSE] else -1
                 pool = max(1, cre[c, C_DEX] + favor)
                 total, s = _d4s(pool, s)
@@ -405,6 +414,7 @@ def play_many(
         order = np.empty(n_cre, np.int64)
         init = np.empty(n_cre, np.int64)
         foes = np.empty(n_cre, np.int64)
+        dist = np.empty((n_cre, n_cre), np.float64)
         dealt = np.empty(n_cre, np.int64)
         blocks = np.empty(n_cre, np.int64)
         spent = np.empty(n_cre, np.int64)
@@ -414,7 +424,7 @@ def play_many(
             s = stream_start(key0, key1, np.uint64(first + i))
             w, r, _ = play_one(
                 s, cre, pla, wpn, term, check_initiative, max_rounds, health, down, ap, rp,
-                x, y, order, init, foes, dealt, blocks, spent, trace,
+                x, y, order, init, foes, dist, dealt, blocks, spent, trace,
             )  # fmt: skip
             winner[i] = w
             rounds[i] = r
@@ -449,5 +459,6 @@ def play_traced(
         np.empty(n, np.int64), np.empty(n, np.bool_), np.empty(n, np.int64),
         np.empty(n, np.int64), np.empty(n, np.float64), np.empty(n, np.float64),
         np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-        np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64), trace,
+        np.empty((n, n), np.float64), np.empty(n, np.int64), np.empty(n, np.int64),
+        np.empty(n, np.int64), trace,
     )  # fmt: skip
