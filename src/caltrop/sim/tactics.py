@@ -68,6 +68,9 @@ SELF_ONLY_SOURCES: frozenset[str] = frozenset({"dodge"})
 #: Attacks a creature is assumed to make per turn at most, when valuing a budget.
 _MAX_ATTACKS = 4
 
+#: Entries a definition's memo may hold (plans and budgets key on the state: they accumulate).
+_MEMO_LIMIT = 200_000
+
 
 # -- the numbers behind every score -------------------------------------------------------------
 
@@ -191,6 +194,7 @@ class Profile:
     grants: tuple[frozenset[tuple[str, str]], ...]
     threat: tuple[float, ...]
     #: memoised answers that depend only on the definition and the arguments in their keys
+    #: (emptied when it outgrows ``_MEMO_LIMIT`` entries: each answer can be worked out again)
     memo: dict[tuple[Any, ...], Any]
     #: the definition profiled (kept alive with its profile: the caches know it by identity)
     definition: EncounterDef
@@ -298,6 +302,8 @@ class _Decision:
     def __init__(self, encounter: Encounter) -> None:
         self.encounter = encounter
         self.profile = profile(encounter.definition)
+        if len(self.profile.memo) > _MEMO_LIMIT:
+            self.profile.memo.clear()
         self._advisor: Advisor | None = None
         self._focus: dict[Side, int | None] = {}
 
@@ -331,9 +337,19 @@ class _Decision:
 
     def weakest(self, i: int) -> int | None:
         """:meth:`TacticalPolicy.weakest`: the same for every creature of a side."""
-        side = self.encounter.creatures[i].side
-        if side in self._focus:
-            return self._focus[side]
+        return self.focus(self.encounter.creatures[i].side)
+
+    def focus_key(self, side: Side) -> tuple[int, int] | None:
+        """The focus target of ``side`` with its Health: all that the tactics read of the
+        encounter's Health when they weigh an attack of ``side`` on the foe it likely picks."""
+        t = self.focus(side)
+        return None if t is None else (t, self.encounter.health[t])
+
+    def focus(self, side: Side) -> int | None:
+        """The standing foe of ``side`` focused fire picks (see :meth:`TacticalPolicy.weakest`)."""
+        known = self._focus.get(side, -1)
+        if known != -1:
+            return known
         encounter = self.encounter
         threat = self.profile.threat
         down, health = encounter.down, encounter.health
@@ -375,8 +391,21 @@ class ActionLoadAdvisor:
     def _round_reset(self, encounter: Encounter) -> bool:
         return encounter.definition.ruleset.load_reset is LoadReset.ROUND
 
+    def key(self, encounter: Encounter) -> tuple[Any, ...]:
+        """Everything :meth:`segment` and :meth:`start_of_turn` read of the encounter's state,
+        as a hashable key (the rest comes from its definition)."""
+        owner = encounter.turn_owner
+        if self._round_reset(encounter):
+            loads: Any = tuple(_memo_key(r) for r in encounter.resources)
+        else:
+            loads = (
+                None if owner is None else _memo_key(encounter.resources[encounter.index(owner)])
+            )
+        return (tuple(encounter.order), tuple(encounter.down), owner, loads)
+
     def segment(self, encounter: Encounter, i: int) -> list[int]:
-        order = [o for o in encounter.order if not encounter.down[o]]
+        down = encounter.down
+        order = [o for o in encounter.order if not down[o]]
         owner = encounter.turn_owner
         if owner is None:
             return []
@@ -730,14 +759,38 @@ class TacticalPolicy:
         return self._plan(self._decision(encounter), i)
 
     def _plan(self, d: _Decision, i: int) -> Plan:
+        advisor = d.advisor
+        if type(advisor) is not ActionLoadAdvisor:
+            return self._make_plan(d, i)
+        # A plan depends on the state only through the advisor's answers and the focus targets
+        # (and their Health) of the sides whose attacks it would hinder or help: remembered by
+        # those (Action Load's advisor gives the key of what it reads).
+        side = d.encounter.creatures[i].side
+        grants = d.profile.grants[i]
+        hinders, helps = ("dis", "enemy") in grants, ("adv", "ally") in grants
+        focus = tuple(
+            d.focus_key(s) for s in Side if (hinders and s is not side) or (helps and s is side)
+        )
+        memo = d.profile.memo
+        key = ("plan", i, self.discount, advisor.key(d.encounter), focus)
+        found: Plan | None = memo.get(key)
+        if found is None:
+            found = memo[key] = self._make_plan(d, i)
+        return found
+
+    def _make_plan(self, d: _Decision, i: int) -> Plan:
         encounter = d.encounter
-        me = encounter.creatures[i]
+        creatures = encounter.creatures
+        me = creatures[i]
         grants = d.profile.grants[i]
         advisor = d.advisor
         segment = advisor.segment(encounter, i)
         own_later = i in segment[1:] or (
             bool(segment) and segment[0] == i and encounter.turn_owner != me.id
         )
+        hinders, helps = ("dis", "enemy") in grants, ("adv", "ally") in grants
+        if not (hinders or helps):
+            return Plan((), (), own_later)  # no reaction of its own to expect
         before: list[float] = []
         after: list[float] = []
         seen_own = False
@@ -745,24 +798,31 @@ class TacticalPolicy:
             if o == i:
                 seen_own = True
                 continue
-            other = encounter.creatures[o]
-            foe = other.side is not me.side
-            if (foe and ("dis", "enemy") not in grants) or (
-                not foe and ("adv", "ally") not in grants
-            ):
+            foe = creatures[o].side is not me.side
+            if not (hinders if foe else helps):
                 continue
-            res = advisor.start_of_turn(encounter, o)
-            count = self._attack_count(d, o, res)
-            if count == 0:
-                continue
-            gain = abs(self._swing(d, o, res, -1 if foe else 1))
-            if gain <= 0:
+            count, gain = self._expected(d, o, advisor.start_of_turn(encounter, o), foe)
+            if count == 0 or gain <= 0:
                 continue
             target = before if own_later and not seen_own else after
             target.extend([self.discount * gain] * count)
         before.sort(reverse=True)
         after.sort(reverse=True)
         return Plan(tuple(before), tuple(after), own_later)
+
+    def _expected(self, d: _Decision, o: int, res: Resources, foe: bool) -> tuple[int, float]:
+        """Creature ``o``'s attacks in a row from ``res`` (its turn's start), and how much
+        harm a hinder (``foe``) or a help changes on each: ``(count, |swing|)``, the swing
+        weighed only if ``count`` > 0."""
+        t = d.weakest(o)
+        memo = d.profile.memo
+        key = ("expected", o, _memo_key(res), foe, t, None if t is None else d.encounter.health[t])
+        found: tuple[int, float] | None = memo.get(key)
+        if found is None:
+            count = self._attack_count(d, o, res)
+            gain = abs(self._swing(d, o, res, -1 if foe else 1)) if count else 0.0
+            found = memo[key] = (count, gain)
+        return found
 
     def budget_value(
         self, encounter: Encounter, i: int, resources: Resources, plan: Plan, *, own_turn: bool
