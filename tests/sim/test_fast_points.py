@@ -257,6 +257,34 @@ def test_the_trace_is_the_encounter() -> None:
                 assert 0 <= b.result <= max(0, a.total)  # what gets through the defence
 
 
+def test_adjacent_means_within_one_and_a_half_meters() -> None:
+    """R34 (option): 1.5 m is adjacent. With 3 AP and a 3-AP club, a fighter exactly 1.5 m from
+    its enemy attacks at once; a hair further it must step in (1 AP) and cannot attack."""
+    ruleset = replace(load_encounter("bridge-duel-ap").ruleset, initiative=Initiative.GM)
+    fighter = CreatureDef(
+        "fighter",
+        "Fighter",
+        Side.PC,
+        {"Speed": 1},
+        health=30,
+        stats={"ap": 3, "travel_speed": 2},
+        weapons=(Weapon("club", parse("1d6"), ap=3),),
+    )
+    dummy = CreatureDef("dummy", "Dummy", Side.NPC, {"Speed": 1}, health=30, stats={"x": 2})
+    compiled = compile_points(EncounterDef("step", ruleset, (fighter, dummy)))
+    for x, first_roller, spent in ((1.5, 0, 3), (math.nextafter(1.5, 2.0), 1, 1)):
+        places = compiled.places.copy()
+        places[1, pc.F_X] = x
+        moved = replace(compiled, places=places)
+        first = trace_points(moved, 5, 0, max_rounds=1).rolls[0]
+        assert (first.stage, first.roller) == ("damage", first_roller), x
+        result = simulate_points(moved, 1, 5, max_rounds=1, details=True)
+        assert result.load_spent is not None
+        assert result.team_actions is not None
+        blocks = int(result.team_actions[0, 0])  # 1 RP each, on the dummy's turn
+        assert result.load_spent[0, 0] == spent + blocks, x
+
+
 BREAKS = [
     ("resistance", lambda c: _bump(c, "creatures", pc.C_RESIST, 1)),
     ("melee AP", lambda c: _bump(c, "creatures", pc.C_MELEE_AP, -1)),
