@@ -285,6 +285,21 @@ def test_adjacent_means_within_one_and_a_half_meters() -> None:
         assert result.load_spent[0, 0] == spent + blocks, x
 
 
+def test_an_encounter_decided_before_it_starts() -> None:
+    """A side with nobody standing has lost before initiative (no rolls, round 0), as in the
+    engine; nobody standing at all is a draw."""
+    d = corner_cases()
+    brute, sniper, ghost, rat = d.participants[:4]
+    alone = compile_points(replace(d, participants=(brute, ghost, sniper)))
+    nobody = compile_points(replace(d, participants=(ghost, replace(rat, health=0))))
+    for compiled, winner in ((alone, 0), (nobody, -1)):
+        result = simulate_points(compiled, 3, 1)
+        assert list(result.winner) == [winner] * 3
+        assert list(result.rounds) == [0] * 3
+        replay = replay_points(compiled, 1, 0)
+        assert (replay.winner, replay.rounds, replay.rolls) == (winner, 0, 0)
+
+
 BREAKS = [
     ("resistance", lambda c: _bump(c, "creatures", pc.C_RESIST, 1)),
     ("melee AP", lambda c: _bump(c, "creatures", pc.C_MELEE_AP, -1)),

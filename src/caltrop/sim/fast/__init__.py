@@ -37,8 +37,9 @@ list, R21).
 ``attack-weakest`` (:mod:`caltrop.sim.fast.points`: attack the adjacent enemy with the least
 Health with every melee weapon in hand, else shoot the weakest within close range, else move
 toward the nearest enemy, else shoot within far range; Block when attacked), with the same seed,
-pairing and threads contract; its ``team_actions`` are the Blocks taken and ``load_spent`` the
-AP and RP paid. :func:`~caltrop.sim.fast.points.replay_points` replays such an encounter in the
+pairing and threads contract; its ``team_actions`` are the Blocks taken, ``load_spent`` the
+AP and RP paid and ``damage_dealt`` the damage through the defences (not capped at the Health
+left, as the engine's records count it). :func:`~caltrop.sim.fast.points.replay_points` replays such an encounter in the
 engine roll by roll.
 
 :class:`~caltrop.sim.fast.reference.FastTacticPolicy` is the same tactic as a Policy for the real
