@@ -11,7 +11,7 @@ import pytest
 
 from caltrop.content import load_encounter
 from caltrop.core.model import Side
-from caltrop.sim.fast import FastPathError, FastResult, simulate
+from caltrop.sim.fast import FastResult, simulate
 from caltrop.sim.fast.records import simulate_fast, to_records
 from caltrop.sim.overrides import Variant, parse_variant
 from caltrop.sim.runner import DRAW, NPC_WINS, PC_WINS, SimulationError
@@ -114,22 +114,24 @@ def test_sweep_fast_points_are_the_library_s() -> None:
     assert data["best"]["value"] == data["points"][int(np.argmax(rates))]["value"]
 
 
-def test_fast_refuses_an_action_point_encounter() -> None:
-    result = run("sim", "bridge-duel-ap", "--fast", "--n", "10", "--seed", "1")
-    assert result.exit_code == 2
-    assert "the fast path plays the Action Load economy only" in result.stderr
-    assert "drop --fast" in result.stderr
-    assert "Traceback" not in result.output
-    assert isinstance(result.exception, SystemExit)
+def test_fast_plays_an_action_point_encounter() -> None:
+    data = run_json("sim", "bridge-duel-ap", "--fast", "--n", "3000", "--seed", "1")
+    assert data["engine"] == "fast"
+    lib = simulate(load_encounter("bridge-duel-ap"), 3000, 1)
+    (entry,) = data["variants"]
+    for side in ("pc", "npc"):
+        assert entry["win_rate"][side]["p"] == lib.win_rate(side)
+    assert entry["rounds"]["mean"] == pytest.approx(float(lib.rounds.mean()), abs=1e-12)
 
 
 def test_fast_names_the_variant_it_cannot_play() -> None:
-    result = run(
-        "sim", "goblin-ambush", "--fast", "--variant", "ap:economy=action_points", "--n", "5"
-    )
+    result = run("sim", "goblin-ambush", "--fast", "--variant", "chk:initiative=check", "--n", "5")
     assert result.exit_code == 2
-    assert "variant ap:" in result.stderr
-    assert "Action Load economy only" in result.stderr
+    assert "variant chk:" in result.stderr
+    assert "initiative" in result.stderr
+    assert "drop --fast" in result.stderr
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)
 
 
 @pytest.mark.parametrize(
@@ -253,7 +255,12 @@ def test_simulate_fast_checks_its_arguments() -> None:
         simulate_fast(definition, [], n=5, seed=-1)
     with pytest.raises(SimulationError, match="must differ"):
         simulate_fast(definition, [Variant("x"), Variant("x")], n=5, seed=1)
-    with pytest.raises(FastPathError, match="Action Load economy only"):
-        simulate_fast(load_encounter("bridge-duel-ap"), [], n=5, seed=1)
+    points = simulate_fast(load_encounter("bridge-duel-ap"), [], n=5, seed=1)
+    records = points.runs[0].records
+    assert records.hinders.sum() == 0  # seed 004's Blocks are reactions, not hinders
+    assert np.array_equal(
+        records.reactions,
+        simulate(load_encounter("bridge-duel-ap"), 5, 1, details=True).team_actions,
+    )
     baseline = simulate_fast(definition, [], n=5, seed=1)
     assert [r.name for r in baseline.runs] == ["baseline"]

@@ -18,6 +18,11 @@ The conversion (:func:`to_records`), per encounter and per creature (participant
 ``down``      ``down``
 ``health``    ``health`` (Health at the end)
 ============  ===========================================================================
+
+An Action Point encounter (seed 004, played by :mod:`caltrop.sim.fast.points` with
+``attack-weakest``) maps as the engine's runner counts it: ``cost`` is the AP and RP spent,
+``dealt`` the damage through the defence, ``reactions`` the Blocks (``team_actions``) and
+``hinders`` 0 (a Block is not a team action).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import numpy as np
 
 from caltrop.core.model import EncounterDef
 from caltrop.sim.fast.compile import CompiledEncounter, FastPathError, compile_encounter
+from caltrop.sim.fast.points.compile import CompiledPoints, compile_points, is_points
 from caltrop.sim.fast.reference import DEFAULT_MAX_ROUNDS
 from caltrop.sim.fast.simulate import FastResult, simulate
 from caltrop.sim.overrides import Variant
@@ -76,6 +82,9 @@ def to_records(result: FastResult, definition: EncounterDef | None = None) -> Re
     winner[result.winner == 0] = PC_WINS
     winner[result.winner == 1] = NPC_WINS
     hinders = result.team_actions.astype(np.int32, copy=True)
+    reactions = hinders.copy()
+    if definition is not None and is_points(definition):
+        hinders = np.zeros_like(reactions)  # the Blocks of seed 004 are reactions, not hinders
     return Records(
         winner=winner,
         timeout=result.winner == -1,
@@ -83,7 +92,7 @@ def to_records(result: FastResult, definition: EncounterDef | None = None) -> Re
         steps=np.zeros(result.n, dtype=np.int32),
         cost=result.load_spent.astype(np.int32, copy=True),
         dealt=result.damage_dealt.astype(np.int32, copy=True),
-        reactions=hinders.copy(),
+        reactions=reactions,
         helps=np.zeros_like(hinders),
         hinders=hinders,
         down=result.down.astype(np.bool_, copy=True),
@@ -111,7 +120,8 @@ def simulate_fast(
     """Play ``n`` encounters of every variant of ``definition`` with the fast path.
 
     The counterpart of :func:`caltrop.sim.runner.simulate` for the fast path's one fixed tactic
-    on every creature ("attack the weakest, hinder to save an ally", Action Load only): each
+    on every creature ("attack the weakest, hinder to save an ally" in Action Load; the engine's
+    ``attack-weakest`` in an Action Point encounter, :mod:`caltrop.sim.fast.points`): each
     variant's definition (:meth:`Variant.apply`) is compiled before any encounter is played —
     an encounter the fast path cannot play raises
     :class:`~caltrop.sim.fast.compile.FastPathError` saying why — and played on the same seed,
@@ -129,10 +139,10 @@ def simulate_fast(
     if chunk is not None and chunk < 1:
         raise SimulationError(f"chunk must be at least 1, not {chunk}")
     definitions = [v.apply(definition) for v in variants]
-    compiled: list[CompiledEncounter] = []
+    compiled: list[CompiledEncounter | CompiledPoints] = []
     for variant, d in zip(variants, definitions, strict=True):
         try:
-            compiled.append(compile_encounter(d))
+            compiled.append(compile_points(d) if is_points(d) else compile_encounter(d))
         except FastPathError as exc:
             if not variant.overrides:
                 raise
