@@ -3,7 +3,8 @@ or option stepped through values). Thin: parse, call :mod:`caltrop.sim`, render.
 
 Both play with the reference engine (:func:`caltrop.sim.runner.simulate`), or with ``--fast`` with
 the numba fast path (:func:`caltrop.sim.fast.records.simulate_fast`): one fixed tactic on every
-creature, Action Load encounters only; the summary, tables, ``--json`` and ``--report`` are the
+creature (Action Load: attack the weakest, hinder to save an ally; Action Points: the engine's
+``attack-weakest``); the summary, tables, ``--json`` and ``--report`` are the
 same, built from the same :class:`~caltrop.sim.runner.SimResult`."""
 
 from __future__ import annotations
@@ -82,9 +83,9 @@ FastOpt = Annotated[
     bool,
     typer.Option(
         "--fast",
-        help="Play with the numba fast path (Action Load encounters; one fixed tactic on every "
-        "creature: attack the weakest, hinder to save an ally); about a thousand times the "
-        "reference engine.",
+        help="Play with the numba fast path: one fixed tactic on every creature (Action Load: "
+        "attack the weakest, hinder to save an ally; Action Points: attack-weakest); about a "
+        "thousand times the reference engine.",
     ),
 ]
 MaxRoundsOpt = Annotated[
