@@ -160,3 +160,23 @@ def test_action_point_records_count_points_and_damage_by_attacker() -> None:
         # damage dealt by one side is at least the Health lost by the other side's downed ones
         assert rec.dealt[row][pcs].sum() >= (max_health * (down & ~pcs)).sum()
         assert rec.dealt[row][~pcs].sum() >= (max_health * (down & pcs)).sum()
+
+
+def test_points_left_at_the_end_of_a_turn_are_lost_not_spent() -> None:
+    """R31: "unspent AP are lost at the end of the turn" — a creature that ends every turn
+    without acting spent nothing, though its AP fall to 0 when its turn ends."""
+    from caltrop.core.commands import Command, EndTurn, Pass
+    from caltrop.encounter import Encounter
+    from caltrop.sim.runner import Records, play_recorded
+
+    class Idle:
+        def choose(self, encounter: Encounter, actor: str) -> Command:
+            return Pass(actor) if encounter.pending else EndTurn(actor)
+
+    d = load_encounter("bridge-duel-ap")
+    out = Records.empty(1, len(d.participants))
+    play_recorded(d, {"pc": Idle(), "npc": Idle()}, 5, out, 0, max_rounds=3)
+    assert out.timeout[0]
+    assert out.rounds[0] == 3
+    assert (out.cost == 0).all()
+    assert out.steps[0] > 3 * len(d.participants)  # every creature's turns were played

@@ -28,7 +28,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from caltrop.core.commands import Act, RollDice
+from caltrop.core.commands import Act, EndTurn, RollDice
 from caltrop.core.model import ActionDef, ActionKind, EncounterDef, Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
 from caltrop.errors import CaltropError
@@ -192,11 +192,11 @@ def play_recorded(
             pending = encounter.pending
             reacting = bool(pending)
             j = by_id[who]
-            if points:
+            if points and type(command) is not EndTurn:
                 before = _points(encounter, j)
                 apply(command)
                 cost[j] += max(0, before - _points(encounter, j))  # AP + RP spent
-            else:
+            else:  # (AP left at the end of a turn are lost, not spent: R31)
                 apply(command)
             if type(command) is Act:
                 action = actions[j].get(command.action)  # None: an economy's own action
