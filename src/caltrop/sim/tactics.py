@@ -68,6 +68,8 @@ SELF_ONLY_SOURCES: frozenset[str] = frozenset({"dodge"})
 #: Attacks a creature is assumed to make per turn at most, when valuing a budget.
 _MAX_ATTACKS = 4
 
+_SIDES = tuple(Side)
+
 #: Entries a definition's memo may hold (plans and budgets key on the state: they accumulate).
 _MEMO_LIMIT = 200_000
 
@@ -137,12 +139,13 @@ def _attacks(creature: CreatureDef) -> list[ActionDef]:
     ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class AttackRoll:
     """An attack as the tactics weigh it: its action and weapon, the dice rolled on top of the
     d4 pool (the weapon's, then the action's extra dice, as in :func:`roll_expr`), and the harm
     of each pool size to each target at each Health, remembered (within one :class:`Profile`:
-    a target's Evasion and threat come from its definition)."""
+    a target's Evasion and threat come from its definition). Equal only to itself (one per
+    action and weapon in a profile), so it keys memos cheaply."""
 
     action: ActionDef
     weapon: Weapon | None
@@ -202,6 +205,8 @@ class Profile:
     actions: tuple[dict[str, ActionDef], ...]
     #: every :class:`AttackRoll` made, by the identities of its action and weapon
     known_rolls: dict[tuple[int, int], AttackRoll]
+    #: per side, the creatures of the other sides (index and threat), in order
+    foes: dict[Side, tuple[tuple[int, float], ...]]
 
     def roll(self, action: ActionDef, weapon: Weapon | None) -> AttackRoll:
         """The :class:`AttackRoll` of ``action`` with ``weapon`` (made once, then remembered)."""
@@ -289,6 +294,12 @@ def _build_profile(definition: EncounterDef) -> Profile:
         definition,
         tuple(actions),
         known,
+        {
+            side: tuple(
+                (j, threat[j]) for j, c in enumerate(definition.participants) if c.side is not side
+            )
+            for side in Side
+        },
     )
 
 
@@ -299,9 +310,12 @@ class _Decision:
 
     __slots__ = ("_advisor", "_focus", "encounter", "profile")
 
-    def __init__(self, encounter: Encounter) -> None:
+    def __init__(self, encounter: Encounter, known: Profile | None = None) -> None:
         self.encounter = encounter
-        self.profile = profile(encounter.definition)
+        definition = encounter.definition
+        if known is None or known.definition is not definition:
+            known = profile(definition)
+        self.profile = known
         if len(self.profile.memo) > _MEMO_LIMIT:
             self.profile.memo.clear()
         self._advisor: Advisor | None = None
@@ -337,7 +351,9 @@ class _Decision:
 
     def weakest(self, i: int) -> int | None:
         """:meth:`TacticalPolicy.weakest`: the same for every creature of a side."""
-        return self.focus(self.encounter.creatures[i].side)
+        side = self.encounter.creatures[i].side
+        known = self._focus.get(side, -1)
+        return self.focus(side) if known == -1 else known
 
     def focus_key(self, side: Side) -> tuple[int, int] | None:
         """The focus target of ``side`` with its Health: all that the tactics read of the
@@ -350,14 +366,12 @@ class _Decision:
         known = self._focus.get(side, -1)
         if known != -1:
             return known
-        encounter = self.encounter
-        threat = self.profile.threat
-        down, health = encounter.down, encounter.health
+        down, health = self.encounter.down, self.encounter.health
         best: tuple[float, int] | None = None
-        for j, c in enumerate(encounter.creatures):
-            if down[j] or c.side is side:
+        for j, threat in self.profile.foes[side]:
+            if down[j]:
                 continue
-            key = health[j] / threat[j]
+            key = health[j] / threat
             if best is None or key < best[0]:
                 best = (key, j)
         found = None if best is None else best[1]
@@ -487,11 +501,9 @@ class ReactionRule(Protocol):
     ) -> float | None: ...
 
 
-def _net(*sources: Iterable[Any]) -> int:
-    """:func:`net_advantage` of these sources together (0 at once when there are none)."""
-    if not any(sources):
-        return 0
-    return net_advantage([item for group in sources for item in group])
+def _net(sources: tuple[Any, ...]) -> int:
+    """:func:`net_advantage` of ``sources`` (0 at once when there are none)."""
+    return net_advantage(sources) if sources else 0
 
 
 @lru_cache(maxsize=1024)
@@ -500,12 +512,17 @@ def _advantage(kind: str, source: str) -> Advantage:
     return Advantage(kind, source)  # type: ignore[arg-type]
 
 
+def _source(item: Advantage | tuple[str, str]) -> tuple[str, str]:
+    """An advantage as :func:`net_advantage` counts it: ``(kind, source key)``."""
+    return (item.kind, item.source) if isinstance(item, Advantage) else tuple(item)  # type: ignore[return-value]
+
+
 def _net_with(sources: Iterable[Any], before: int, advantage: Advantage) -> int:
     """:func:`net_advantage` of ``sources`` and ``advantage`` together, given ``before``, that
     of ``sources`` alone: one more unless the source key is already there (R14)."""
     pair = (advantage.kind, advantage.source)
     for item in sources:
-        if ((item.kind, item.source) if isinstance(item, Advantage) else tuple(item)) == pair:
+        if _source(item) == pair:
             return before
     return before + (1 if advantage.kind == "adv" else -1)
 
@@ -519,10 +536,20 @@ def score_attack(
     if action is None or action.kind is not ActionKind.ATTACK or not command.targets:
         return None
     t = encounter.index(command.targets[0])
-    roll = d.command_roll(i, action, command.weapons)
-    net = _net(command.advantages, encounter.boons[i])
-    d4 = encounter.economy.pool(encounter.creatures[i], encounter.resources[i], action, net)
-    return d.harm(roll, d4, t)
+    boons = encounter.boons[i]
+    net = (
+        net_advantage(list(command.advantages) + list(boons)) if command.advantages or boons else 0
+    )
+    resources = encounter.resources[i]
+    memo = d.profile.memo
+    key: tuple[Any, ...] = ("score", i, command.action, command.weapons, net)
+    key += (_memo_key(resources), t, encounter.health[t])
+    found: float | None = memo.get(key)
+    if found is None:
+        roll = d.command_roll(i, action, command.weapons)
+        d4 = encounter.economy.pool(encounter.creatures[i], resources, action, net)
+        found = memo[key] = d.harm(roll, d4, t)
+    return found
 
 
 def score_boon(policy: TacticalPolicy, encounter: Encounter, i: int, command: Act) -> float | None:
@@ -556,15 +583,29 @@ def score_team(policy: TacticalPolicy, encounter: Encounter, i: int, command: Ac
         return 0.0
     if action.source_key in SELF_ONLY_SOURCES and top.target != i:
         return 0.0
-    before = top.net_advantage
-    after = _net_with(top.advantages, before, _advantage(action.grant.kind, action.source_key))
-    if after == before:
-        return 0.0
-    roll = d.profile.roll(top.action, top.weapon)
-    roller, resources = encounter.creatures[top.roller], encounter.resources[top.roller]
-    old = d.harm(roll, encounter.economy.pool(roller, resources, top.action, before), top.target)
-    new = d.harm(roll, encounter.economy.pool(roller, resources, top.action, after), top.target)
-    mine = encounter.creatures[top.target].side is creature.side
+    resources = encounter.resources[top.roller]
+    t = top.target
+    # The harms before and after depend on the roll (its action and weapon: keyed by their
+    # identities, which the entry holds and checks), its roller's resources, the sources of
+    # advantage already on it and the one added (R14), and the target's Health.
+    sources = tuple([_source(a) for a in top.advantages])
+    memo = d.profile.memo
+    key: tuple[Any, ...] = ("team", id(top.action), id(top.weapon), top.roller, sources)
+    key += (_memo_key(resources), action.grant.kind, action.source_key, t, encounter.health[t])
+    found: tuple[float, float, ActionDef, Weapon | None] | None = memo.get(key)
+    if found is None or found[2] is not top.action or found[3] is not top.weapon:
+        before = top.net_advantage
+        after = _net_with(top.advantages, before, _advantage(action.grant.kind, action.source_key))
+        if after == before:
+            old = new = 0.0  # R14: the source is already on the roll (no change: 0 either way)
+        else:
+            roll = d.profile.roll(top.action, top.weapon)
+            roller, pool = encounter.creatures[top.roller], encounter.economy.pool
+            old = d.harm(roll, pool(roller, resources, top.action, before), t)
+            new = d.harm(roll, pool(roller, resources, top.action, after), t)
+        found = memo[key] = (old, new, top.action, top.weapon)
+    old, new = found[0], found[1]
+    mine = encounter.creatures[t].side is creature.side
     return old - new if mine else new - old
 
 
@@ -607,6 +648,7 @@ class TacticalPolicy:
         self.reserve = reserve
         self.points_knobs = points if points is not None else PointsKnobs()
         self._deciding: _Decision | None = None
+        self._profile: Profile | None = None  # of the definition last seen
 
     def _decision(self, encounter: Encounter) -> _Decision:
         """The look at ``encounter`` of the decision being made (a fresh one outside a choice)."""
@@ -663,11 +705,11 @@ class TacticalPolicy:
         special = tactics_for(encounter)
         if special is not None:
             return special(self, encounter, i)
-        outer, self._deciding = self._deciding, _Decision(encounter)
+        outer = self._deciding
+        self._deciding = d = _Decision(encounter, self._profile)
+        self._profile = d.profile
         try:
-            if encounter.pending:
-                return self._react(self._deciding, i)
-            return self._act(self._deciding, i)
+            return self._react(d, i) if encounter.pending else self._act(d, i)
         finally:
             self._deciding = outer
 
@@ -769,7 +811,7 @@ class TacticalPolicy:
         grants = d.profile.grants[i]
         hinders, helps = ("dis", "enemy") in grants, ("adv", "ally") in grants
         focus = tuple(
-            d.focus_key(s) for s in Side if (hinders and s is not side) or (helps and s is side)
+            d.focus_key(s) for s in _SIDES if (hinders and s is not side) or (helps and s is side)
         )
         memo = d.profile.memo
         key = ("plan", i, self.discount, advisor.key(d.encounter), focus)
