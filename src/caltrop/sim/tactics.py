@@ -68,8 +68,6 @@ SELF_ONLY_SOURCES: frozenset[str] = frozenset({"dodge"})
 #: Attacks a creature is assumed to make per turn at most, when valuing a budget.
 _MAX_ATTACKS = 4
 
-_SIDES = tuple(Side)
-
 #: Entries a definition's memo may hold (plans and budgets key on the state: they accumulate).
 _MEMO_LIMIT = 200_000
 
@@ -207,6 +205,12 @@ class Profile:
     known_rolls: dict[tuple[int, int], AttackRoll]
     #: per side, the creatures of the other sides (index and threat), in order
     foes: dict[Side, tuple[tuple[int, float], ...]]
+    #: per creature, the sides whose attacks its reactions would change (hinder: the other
+    #: sides'; help: its own side's): the focus targets its plan depends on
+    watched: tuple[tuple[Side, ...], ...]
+    #: per creature, its ``Pass`` and its ``EndTurn`` (immutable commands, made once)
+    passes: tuple[Pass, ...]
+    end_turns: tuple[EndTurn, ...]
 
     def roll(self, action: ActionDef, weapon: Weapon | None) -> AttackRoll:
         """The :class:`AttackRoll` of ``action`` with ``weapon`` (made once, then remembered)."""
@@ -300,6 +304,17 @@ def _build_profile(definition: EncounterDef) -> Profile:
             )
             for side in Side
         },
+        tuple(
+            tuple(
+                s
+                for s in Side
+                if (("dis", "enemy") in g and s is not c.side)
+                or (("adv", "ally") in g and s is c.side)
+            )
+            for c, g in zip(definition.participants, grants, strict=True)
+        ),
+        tuple(Pass(c.id) for c in definition.participants),
+        tuple(EndTurn(c.id) for c in definition.participants),
     )
 
 
@@ -308,7 +323,7 @@ class _Decision:
     definition's :class:`Profile`, the advisor, and each side's focus target, each looked up
     once (the encounter does not change while a policy chooses)."""
 
-    __slots__ = ("_advisor", "_focus", "encounter", "profile")
+    __slots__ = ("_advisor", "_attack_focus", "_focus", "encounter", "profile")
 
     def __init__(self, encounter: Encounter, known: Profile | None = None) -> None:
         self.encounter = encounter
@@ -320,6 +335,7 @@ class _Decision:
             self.profile.memo.clear()
         self._advisor: Advisor | None = None
         self._focus: dict[Side, int | None] = {}
+        self._attack_focus: dict[int, tuple[int, int, int] | None] = {}
 
     @property
     def advisor(self) -> Advisor:
@@ -355,6 +371,17 @@ class _Decision:
         known = self._focus.get(side, -1)
         return self.focus(side) if known == -1 else known
 
+    def attack_focus(self, i: int) -> tuple[int, int, int] | None:
+        """What the value of ``i``'s attacks now depends on: its focus target, that target's
+        Health and the Net Advantage of the boons ``i`` holds (None: no foe stands)."""
+        if i in self._attack_focus:
+            return self._attack_focus[i]
+        t = self.weakest(i)
+        encounter = self.encounter
+        found = None if t is None else (t, encounter.health[t], _net(encounter.boons[i]))
+        self._attack_focus[i] = found
+        return found
+
     def focus_key(self, side: Side) -> tuple[int, int] | None:
         """The focus target of ``side`` with its Health: all that the tactics read of the
         encounter's Health when they weigh an attack of ``side`` on the foe it likely picks."""
@@ -367,14 +394,14 @@ class _Decision:
         if known != -1:
             return known
         down, health = self.encounter.down, self.encounter.health
-        best: tuple[float, int] | None = None
+        found: int | None = None
+        least = 0.0
         for j, threat in self.profile.foes[side]:
             if down[j]:
                 continue
             key = health[j] / threat
-            if best is None or key < best[0]:
-                best = (key, j)
-        found = None if best is None else best[1]
+            if found is None or key < least:
+                found, least = j, key
         self._focus[side] = found
         return found
 
@@ -713,15 +740,6 @@ class TacticalPolicy:
         finally:
             self._deciding = outer
 
-    def _score(
-        self, rules: Iterable[TurnRule | ReactionRule], encounter: Encounter, i: int, command: Act
-    ) -> float | None:
-        for rule in rules:
-            value = rule(self, encounter, i, command)
-            if value is not None:
-                return value
-        return None
-
     def _after(
         self, encounter: Encounter, i: int, action: ActionDef, *, on_turn: bool
     ) -> Resources:
@@ -733,22 +751,27 @@ class TacticalPolicy:
         encounter = d.encounter
         creature = encounter.creatures[i]
         actions = d.profile.actions[i]
+        turn_rules = self.turn_rules
         scored: list[tuple[float, Act, ActionDef | None]] = []
-        for command in encounter.legal_actions(creature.id):
+        for command in encounter.generate_legal(creature.id):
             if not isinstance(command, Act):
                 continue
-            value = self._score(self.turn_rules, encounter, i, command)
+            value: float | None = None
+            for rule in turn_rules:  # the first rule that knows the command scores it
+                value = rule(self, encounter, i, command)
+                if value is not None:
+                    break
             if value is not None and value > 0:
                 # None: an action the economy provides itself (a later rule's business)
                 scored.append((value, command, actions.get(command.action)))
         if not scored:
-            return EndTurn(creature.id)
+            return d.profile.end_turns[i]
         if not self.reserve:
             return max(scored, key=lambda s: s[0])[1]
         plan = self._plan(d, i)
         best: tuple[float, Command] = (
             self._budget(d, i, encounter.resources[i], plan, own_turn=False),
-            EndTurn(creature.id),
+            d.profile.end_turns[i],
         )
         left: dict[str, float] = {}  # the budget after paying depends only on the action
         for value, command, action in scored:
@@ -768,22 +791,27 @@ class TacticalPolicy:
         encounter = d.encounter
         creature = encounter.creatures[i]
         top = encounter.pending_roll
+        reaction_rules = self.reaction_rules
         if (
-            self.reaction_rules == TacticalPolicy.reaction_rules
+            reaction_rules == TacticalPolicy.reaction_rules
             and top is not None
             and (top.action is None or top.action.kind is not ActionKind.ATTACK)
         ):
-            return Pass(creature.id)  # only attacks have harm to weigh (see score_team)
+            return d.profile.passes[i]  # only attacks have harm to weigh (see score_team)
         actions = d.profile.actions[i]
         best: tuple[float, Act, ActionDef | None] | None = None
-        for command in encounter.legal_actions(creature.id):
+        for command in encounter.generate_legal(creature.id):
             if not isinstance(command, Act):
                 continue
-            value = self._score(self.reaction_rules, encounter, i, command)
+            value: float | None = None
+            for rule in reaction_rules:  # the first rule that knows the command scores it
+                value = rule(self, encounter, i, command)
+                if value is not None:
+                    break
             if value is not None and value >= self.min_gain and (best is None or value > best[0]):
                 best = (value, command, actions.get(command.action))
         if best is None:
-            return Pass(creature.id)
+            return d.profile.passes[i]
         if self.reserve and best[2] is not None:
             plan = self._plan(d, i)
             own = creature.id == encounter.turn_owner
@@ -791,7 +819,7 @@ class TacticalPolicy:
             after = self._after(encounter, i, best[2], on_turn=False)
             spend = best[0] + self._budget(d, i, after, plan, own_turn=own)
             if spend < keep + self.min_gain:
-                return Pass(creature.id)
+                return d.profile.passes[i]
         return best[1]
 
     # -- the budget -------------------------------------------------------------------------------
@@ -807,12 +835,7 @@ class TacticalPolicy:
         # A plan depends on the state only through the advisor's answers and the focus targets
         # (and their Health) of the sides whose attacks it would hinder or help: remembered by
         # those (Action Load's advisor gives the key of what it reads).
-        side = d.encounter.creatures[i].side
-        grants = d.profile.grants[i]
-        hinders, helps = ("dis", "enemy") in grants, ("adv", "ally") in grants
-        focus = tuple(
-            d.focus_key(s) for s in _SIDES if (hinders and s is not side) or (helps and s is side)
-        )
+        focus = tuple([d.focus_key(s) for s in d.profile.watched[i]])
         memo = d.profile.memo
         key = ("plan", i, self.discount, advisor.key(d.encounter), focus)
         found: Plan | None = memo.get(key)
@@ -880,8 +903,7 @@ class TacticalPolicy:
         encounter = d.encounter
         attacking = own_turn or plan.own_later
         # the value depends on these alone (the focus only when attacks are counted)
-        t = d.weakest(i) if attacking else None
-        focus = None if t is None else (t, encounter.health[t], _net(encounter.boons[i]))
+        focus = d.attack_focus(i) if attacking else None
         memo = d.profile.memo
         key = ("budget", i, _memo_key(resources), plan.before, plan.after, attacking, focus)
         found: float | None = memo.get(key)
