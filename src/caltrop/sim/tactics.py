@@ -429,6 +429,8 @@ class ActionLoadAdvisor:
     """Action Load: Load resets at the start of the creature's own turn (R10), or for everyone
     at the start of each round with ``load_reset: round`` (R19)."""
 
+    __slots__ = ()
+
     def _round_reset(self, encounter: Encounter) -> bool:
         return encounter.definition.ruleset.load_reset is LoadReset.ROUND
 
@@ -476,6 +478,9 @@ class ActionLoadAdvisor:
 
 _ADVISORS: dict[str, Callable[[], Advisor]] = {"action_load": ActionLoadAdvisor}
 
+#: Action Load's advisor holds no state: one serves every encounter.
+_ACTION_LOAD_ADVISOR = ActionLoadAdvisor()
+
 
 def register_advisor(economy: str, factory: Callable[[], Advisor]) -> None:
     """Tell the tactics how an economy refreshes (the Action Point module registers its own)."""
@@ -484,7 +489,8 @@ def register_advisor(economy: str, factory: Callable[[], Advisor]) -> None:
 
 def advisor_for(encounter: Encounter) -> Advisor:
     """The advisor of the encounter's economy; an unknown economy is treated like turn reset."""
-    return _ADVISORS.get(encounter.economy.name, ActionLoadAdvisor)()
+    factory = _ADVISORS.get(encounter.economy.name, ActionLoadAdvisor)
+    return _ACTION_LOAD_ADVISOR if factory is ActionLoadAdvisor else factory()
 
 
 # -- economies that decide by their own procedure -------------------------------------------------
@@ -569,8 +575,17 @@ def score_attack(
     )
     resources = encounter.resources[i]
     memo = d.profile.memo
-    key: tuple[Any, ...] = ("score", i, command.action, command.weapons, net)
-    key += (_memo_key(resources), t, encounter.health[t])
+    health = encounter.health[t]
+    key: tuple[Any, ...] = (
+        "score",
+        i,
+        command.action,
+        command.weapons,
+        net,
+        _memo_key(resources),
+        t,
+        health,
+    )
     found: float | None = memo.get(key)
     if found is None:
         roll = d.command_roll(i, action, command.weapons)
@@ -617,8 +632,18 @@ def score_team(policy: TacticalPolicy, encounter: Encounter, i: int, command: Ac
     # advantage already on it and the one added (R14), and the target's Health.
     sources = tuple([_source(a) for a in top.advantages])
     memo = d.profile.memo
-    key: tuple[Any, ...] = ("team", id(top.action), id(top.weapon), top.roller, sources)
-    key += (_memo_key(resources), action.grant.kind, action.source_key, t, encounter.health[t])
+    key: tuple[Any, ...] = (
+        "team",
+        id(top.action),
+        id(top.weapon),
+        top.roller,
+        sources,
+        _memo_key(resources),
+        action.grant.kind,
+        action.source_key,
+        t,
+        encounter.health[t],
+    )
     found: tuple[float, float, ActionDef, Weapon | None] | None = memo.get(key)
     if found is None or found[2] is not top.action or found[3] is not top.weapon:
         before = top.net_advantage
