@@ -9,18 +9,17 @@ through the runner with one local worker process per CPU (what ``caltrop sim`` d
 
 Target (issue #5, this 2-core machine): reference engine ≥ 2,000 encounters/s.
 
-Measured with ``python benchmarks/run.py sim`` on 2026-11-30 (AMD EPYC × 2 CPUs shared with
-other work, load average 0.5–1.3; best of four runs): simple (attack-weakest) 934 encounters/s
-in one process, 1,773/s with 2 workers; tactical 118/s in one process, 182/s with 2 workers.
-Before the engine's fast paths (per-definition command tables, a reaction check that builds no
-commands, remembered pools and gates, dice drawn word by word, a cheaper clone), on the same
-machine with the same tactics: simple 383/s and 615/s, tactical 77/s and 141/s. Counted by
-callgrind, which no other load disturbs, a simple encounter now takes 6.0 M instructions instead
-of 14.6 M, a tactical one 52 M instead of 73 M (most of it the tactics' own weighing of odds).
-Both still **MISS** the 2,000/s target: the reference engine is the full rules in plain Python
-(every decision point, reaction window and exact-odds lookup), and the runner's per-encounter
-seeding and bookkeeping take about a tenth of a simple encounter; the numba fast path is the
-answer to that target.
+Measured with ``python benchmarks/run.py`` (every section in one run) on 2026-11-30 04:09 UTC
+(AMD EPYC × 2 CPUs, load average 0.7–1.0): simple (attack-weakest) 1,266 encounters/s in one
+process and **2,422/s with 2 workers — PASS**; tactical 236/s in one process, 416/s with 2 workers
+(the pool's start-up, 0.45 s, inside the worker rows). The way there, same machine, same tactics:
+383/s and 615/s (simple) before the engine's first fast paths; 934/s and 1,773/s after them;
+then the runner's counters in plain lists, no RNG streams for deterministic policies, validated
+commands remembered by identity, the gate as a Load ceiling and one ``RngDice`` per encounter.
+Counted by callgrind (``PYTHONHASHSEED=0``; n encounters minus none, deterministic whatever the
+load), a simple encounter took 14.6 M instructions before the first fast paths (an earlier count),
+6.99 M before the second round, 5.25 M now; a tactical one 73 M, 45.7 M, now 21.6 M (the tactics'
+weighing of odds memoised by what it reads; the same choices, checked on recorded runs).
 
 Other engines (the numba fast path of :mod:`caltrop.sim.fast`) compare themselves here by adding
 a function to :data:`COMPARISONS`; the table then shows their rate and their ratio to the
