@@ -198,15 +198,7 @@ def simulate(
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
     creatures, attacks, terms, team = _tables(compiled)
-    size = compiled.size
-    winner = np.empty(n, np.int8)
-    rounds = np.empty(n, np.int32)
-    rows = n if details else 0
-    dealt = np.zeros((rows, size), np.int32)
-    hinders = np.zeros((rows, size), np.int32)
-    spent = np.zeros((rows, size), np.int32)
-    down = np.zeros((rows, size), np.bool_)
-    health = np.zeros((rows, size), np.int32)
+    out = Outputs.empty(n, compiled.size, details)
     key0, key1 = _keys(seed)
     _run_parallel(
         threads,
@@ -222,20 +214,75 @@ def simulate(
         compiled.round_reset,
         max_rounds,
         details,
-        winner,
-        rounds,
-        dealt,
-        hinders,
-        spent,
-        down,
-        health,
+        *out.arrays(),
     )
-    sides = tuple(c.side for c in compiled.definition.participants)
-    if not details:
-        return FastResult(seed, first, compiled.ids, sides, winner, rounds)
-    return FastResult(
-        seed, first, compiled.ids, sides, winner, rounds, dealt, hinders, spent, down, health
-    )
+    return out.result(seed, first, compiled.ids, compiled.definition)
+
+
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    """The arrays a kernel's ``play_many`` fills: per encounter ``winner`` and ``rounds``; per
+    encounter and creature (rows only with ``details``) damage dealt, its team actions (hinders
+    in Action Load, Blocks in Action Points), what it spent, down and Health at the end."""
+
+    details: bool
+    winner: npt.NDArray[np.int8]
+    rounds: npt.NDArray[np.int32]
+    dealt: npt.NDArray[np.int32]
+    team: npt.NDArray[np.int32]
+    spent: npt.NDArray[np.int32]
+    down: npt.NDArray[np.bool_]
+    health: npt.NDArray[np.int32]
+
+    @classmethod
+    def empty(cls, n: int, size: int, details: bool) -> Outputs:
+        rows = n if details else 0
+
+        def table() -> npt.NDArray[np.int32]:
+            return np.zeros((rows, size), np.int32)
+
+        return cls(
+            details,
+            np.empty(n, np.int8),
+            np.empty(n, np.int32),
+            table(),
+            table(),
+            table(),
+            np.zeros((rows, size), np.bool_),
+            table(),
+        )
+
+    def arrays(self) -> tuple[npt.NDArray[Any], ...]:
+        """In the order ``play_many`` takes them, after its ``details`` flag."""
+        return (
+            self.winner,
+            self.rounds,
+            self.dealt,
+            self.team,
+            self.spent,
+            self.down,
+            self.health,
+        )
+
+    def result(
+        self, seed: int, first: int, ids: tuple[str, ...], definition: EncounterDef
+    ) -> FastResult:
+        sides = tuple(c.side for c in definition.participants)
+        if not self.details:
+            return FastResult(seed, first, ids, sides, self.winner, self.rounds)
+        return FastResult(
+            seed,
+            first,
+            ids,
+            sides,
+            self.winner,
+            self.rounds,
+            self.dealt,
+            self.team,
+            self.spent,
+            self.down,
+            self.health,
+        )
 
 
 #: One parallel kernel at a time per process: the fork-safe threading layer (numba's

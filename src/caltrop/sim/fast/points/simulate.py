@@ -13,7 +13,7 @@ from caltrop.core.model import EncounterDef
 from caltrop.sim.fast.compile import FastPathError
 from caltrop.sim.fast.points.compile import CompiledPoints, compile_points
 from caltrop.sim.fast.reference import DEFAULT_MAX_ROUNDS
-from caltrop.sim.fast.simulate import _KERNEL_LOCK, CHUNK, FastResult, _keys
+from caltrop.sim.fast.simulate import _KERNEL_LOCK, CHUNK, FastResult, Outputs, _keys
 
 #: The stage names of a traced roll (the engine's ``PendingRoll.stage``; "initiative" is R30's
 #: Speed check).
@@ -81,15 +81,7 @@ def simulate_points(
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
     from caltrop.sim.fast.points import kernel
 
-    size = compiled.size
-    winner = np.empty(n, np.int8)
-    rounds = np.empty(n, np.int32)
-    rows = n if details else 0
-    dealt = np.zeros((rows, size), np.int32)
-    blocks = np.zeros((rows, size), np.int32)
-    spent = np.zeros((rows, size), np.int32)
-    down = np.zeros((rows, size), np.bool_)
-    health = np.zeros((rows, size), np.int32)
+    out = Outputs.empty(n, compiled.size, details)
     key0, key1 = _keys(seed)
     _run_parallel(
         kernel.play_many,
@@ -105,20 +97,9 @@ def simulate_points(
         compiled.check_initiative,
         max_rounds,
         details,
-        winner,
-        rounds,
-        dealt,
-        blocks,
-        spent,
-        down,
-        health,
+        *out.arrays(),  # team: the Blocks taken
     )
-    sides = tuple(c.side for c in compiled.definition.participants)
-    if not details:
-        return FastResult(seed, first, compiled.ids, sides, winner, rounds)
-    return FastResult(
-        seed, first, compiled.ids, sides, winner, rounds, dealt, blocks, spent, down, health
-    )
+    return out.result(seed, first, compiled.ids, compiled.definition)
 
 
 def _run_parallel(play: Callable[..., None], threads: int | None, *args: Any) -> None:
