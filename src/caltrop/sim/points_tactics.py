@@ -82,7 +82,7 @@ from caltrop.dice.distribution import dice, distribution
 from caltrop.economy.action_points import PointsState, points, stat
 from caltrop.economy.base import Resources
 from caltrop.encounter import Encounter
-from caltrop.encounter.points import ADJACENT, UNARMED
+from caltrop.encounter.points import ADJACENT, UNARMED, PointsRules
 
 if TYPE_CHECKING:
     from caltrop.sim.tactics import TacticalPolicy
@@ -392,15 +392,9 @@ def _pos(s: PointsState) -> tuple[float, float]:
 
 
 def travel_speed(encounter: Encounter, i: int) -> float:
-    """R35 with R42: 0 while grappled; halved while holding someone in a grapple."""
-    s = _st(encounter, i)
-    if s.grappled_by is not None:
-        return 0.0
-    speed = float(stat(encounter.creatures[i], "travel_speed"))
-    cid = encounter.creatures[i].id
-    if any(_st(encounter, j).grappled_by == cid for j in range(len(encounter.creatures))):
-        speed /= 2
-    return speed
+    """R35 with R42: 0 while grappled; halved while holding someone in a grapple (the engine's
+    own rule, :meth:`PointsRules.travel_speed`)."""
+    return PointsRules.travel_speed(encounter, i)
 
 
 def move_cost(start: tuple[float, float], to: tuple[float, float], speed: float) -> int:
