@@ -1143,8 +1143,10 @@ def _pool(n: int) -> Expr:
     return Expr((Term(1, Dice(max(1, n), 4)),))
 
 
-def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
-    """R38: ceil(sum of the damage dice / 2) + modifiers; several weapons as one attack."""
+def melee_parts(weapons: tuple[Weapon, ...], power_mod: int) -> tuple[tuple[Term, ...], int]:
+    """R38's two parts of a melee attack with ``weapons`` as one: the damage dice (halved, rounded
+    up, as a whole) and the constant added after (the weapons' modifiers, and the Power Mod if
+    unarmed)."""
     dice_terms: list[Term] = []
     constant = 0
     for w in weapons:
@@ -1154,7 +1156,13 @@ def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
             else:
                 dice_terms.append(term)
         if w is UNARMED:
-            constant += stat(creature, "power_mod")
+            constant += power_mod
+    return tuple(dice_terms), constant
+
+
+def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
+    """R38: ceil(sum of the damage dice / 2) + modifiers; several weapons as one attack."""
+    dice_terms, constant = melee_parts(weapons, stat(creature, "power_mod"))
     first = dice_terms[0].node if len(dice_terms) == 1 and dice_terms[0].sign > 0 else None
     operand = first if isinstance(first, Dice | Group) else Group(Expr(tuple(dice_terms)))
     halved = Div(operand, 2)
@@ -1164,5 +1172,13 @@ def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
     return Expr(tuple(terms))
 
 
-__all__ = ["ADJACENT", "UNARMED", "VERBS", "PointsRules", "carried_weight", "distance"]
+__all__ = [
+    "ADJACENT",
+    "UNARMED",
+    "VERBS",
+    "PointsRules",
+    "carried_weight",
+    "distance",
+    "melee_parts",
+]
 _ = (Advantage, Side, _act)

@@ -76,13 +76,13 @@ import numpy.typing as npt
 
 from caltrop.core.commands import Act, Command, EndTurn, Pass
 from caltrop.core.model import CreatureDef, EncounterDef, Weapon, WeaponKind
-from caltrop.dice.ast import Const, Expr
+from caltrop.dice.ast import Expr
 from caltrop.dice.defence import defence_total
 from caltrop.dice.distribution import dice, distribution
 from caltrop.economy.action_points import PointsState, points, stat
 from caltrop.economy.base import Resources
 from caltrop.encounter import Encounter
-from caltrop.encounter.points import ADJACENT, UNARMED, PointsRules
+from caltrop.encounter.points import ADJACENT, UNARMED, PointsRules, melee_parts
 
 if TYPE_CHECKING:
     from caltrop.sim.tactics import TacticalPolicy
@@ -142,17 +142,8 @@ def _clamp(lo: int, probs: npt.NDArray[np.float64]) -> Pmf:
 @lru_cache(maxsize=1024)
 def melee_pmf(weapons: tuple[Weapon, ...], power_mod: int) -> Pmf:
     """R38: ceil(sum of the damage dice / 2) + the weapons' constants (+ Power Mod unarmed)."""
-    dice_terms = []
-    constant = 0
-    for w in weapons:
-        for term in w.dice.terms:
-            if isinstance(term.node, Const):
-                constant += term.sign * term.node.value
-            else:
-                dice_terms.append(term)
-        if w is UNARMED:
-            constant += power_mod
-    dist = distribution(Expr(tuple(dice_terms))).halve_up() + constant
+    dice_terms, constant = melee_parts(weapons, power_mod)
+    dist = distribution(Expr(dice_terms)).halve_up() + constant
     return _clamp(dist.min, dist.probabilities)
 
 
