@@ -236,7 +236,7 @@ def _console() -> Console:
 
 
 def _print_sim(summary: dict[str, Any]) -> None:
-    from caltrop.sim.report import diff_text
+    from caltrop.sim.report import diff_text, side_cells
 
     console = _console()
     console.print(
@@ -277,15 +277,7 @@ def _print_sim(summary: dict[str, Any]) -> None:
         side_table.add_column(c, justify="left" if c in ("variant", "side") else "right")
     for v in summary["variants"]:
         for side in ("pc", "npc"):
-            side_table.add_row(
-                v["name"],
-                side,
-                f"{v['damage_per_round'][side]:.2f}",
-                f"{v['cost_per_encounter'][side]:.2f}",
-                f"{v['reactions_per_encounter'][side]:.2f}",
-                f"{v['team_actions_per_encounter'][side]:.2f}",
-                f"{v['down_per_encounter'][side]:.2f}",
-            )
+            side_table.add_row(*side_cells(v, side))
     console.print(side_table)
     if summary["differences"]:
         diffs = Table(title="Paired differences, b − a (95%)", title_justify="left")

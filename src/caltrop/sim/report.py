@@ -33,6 +33,21 @@ def interval_text(d: Mapping[str, float], key: str = "p") -> str:
     return f"{pct(d[key])} [{pct(d['lo'])}, {pct(d['hi'])}]"
 
 
+def side_cells(variant: Mapping[str, Any], side: str) -> list[str]:
+    """One row of the per-side table (the CLI's and the report's): variant, side, damage per
+    round, Load or points used, reactions, team actions and creatures down per encounter."""
+    v = variant
+    return [
+        v["name"],
+        side,
+        f"{v['damage_per_round'][side]:.2f}",
+        f"{v['cost_per_encounter'][side]:.2f}",
+        f"{v['reactions_per_encounter'][side]:.2f}",
+        f"{v['team_actions_per_encounter'][side]:.2f}",
+        f"{v['down_per_encounter'][side]:.2f}",
+    ]
+
+
 def diff_text(d: Mapping[str, Any]) -> str:
     if d["measure"] == "win_rate":
         return f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]"
@@ -175,19 +190,7 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
             "team actions / enc.",
             "down / enc.",
         ],
-        [
-            [
-                v["name"],
-                side,
-                f"{v['damage_per_round'][side]:.2f}",
-                f"{v['cost_per_encounter'][side]:.2f}",
-                f"{v['reactions_per_encounter'][side]:.2f}",
-                f"{v['team_actions_per_encounter'][side]:.2f}",
-                f"{v['down_per_encounter'][side]:.2f}",
-            ]
-            for v in summary["variants"]
-            for side in ("pc", "npc")
-        ],
+        [side_cells(v, side) for v in summary["variants"] for side in ("pc", "npc")],
     )
     lines += ["## Per creature (means per encounter)", ""]
     for v in summary["variants"]:
