@@ -165,12 +165,17 @@ class CreatureDef:
 
 @dataclass(frozen=True, slots=True)
 class EncounterDef:
-    """An encounter: a ruleset and its participants, listed in the GM's turn order (R21)."""
+    """An encounter: a ruleset and its participants, listed in the GM's turn order (R21).
+
+    ``reserves`` are creatures the GM may add mid-encounter by id (``gm: add goblin``, R48):
+    the creatures the encounter file includes or uses, resolved like its participants.
+    """
 
     name: str
     ruleset: Ruleset
     participants: tuple[CreatureDef, ...]
     description: str = ""
+    reserves: tuple[CreatureDef, ...] = ()
 
     def __post_init__(self) -> None:
         ids = [c.id for c in self.participants]
