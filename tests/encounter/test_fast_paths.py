@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from caltrop.content import load_encounter
-from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
+from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, PassAll, RollDice
 from caltrop.core.model import ActionDef, ActionKind, EncounterDef
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
 from tests.encounter.builders import (
@@ -82,7 +82,11 @@ def oracle_legal(enc: Encounter, actor: str) -> list[Command]:
     if enc.over:
         return []
     if actor == GM:
-        return [RollDice()] if enc.pending else []
+        if not enc.pending:
+            return []
+        # the GM may roll, and may pass for everyone the window still asks (``gm: pass all``)
+        asking = enc.pending[-1].kind is not RollKind.INITIATIVE and oracle_current(enc) != CHANCE
+        return [RollDice(), PassAll()] if asking else [RollDice()]
     ids = [c.id for c in enc.creatures]
     if actor not in ids or enc.down[ids.index(actor)]:
         return []

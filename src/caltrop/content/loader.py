@@ -66,8 +66,10 @@ from caltrop.core.model import (
     Economy,
     EncounterDef,
     Grant,
+    Halving,
     Initiative,
     LoadReset,
+    OffTurn,
     Ruleset,
     Side,
     Weapon,
@@ -334,6 +336,10 @@ class _Loader:
             initiative=Initiative(spec.initiative),
             initiative_aspect=spec.initiative_aspect,
             gm_roll_counts_load=spec.gm_roll_counts_load,
+            off_turn_actions=OffTurn(spec.off_turn_actions),
+            multi_weapon_halving=Halving(spec.multi_weapon_halving),
+            min_spacing=spec.min_spacing,
+            conditions=tuple(dict.fromkeys(spec.conditions)),
         )
 
     def ruleset_document(self, doc: _Doc) -> Ruleset:

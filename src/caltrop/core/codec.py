@@ -14,13 +14,16 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
 from caltrop.core.model import (
+    MIN_SPACING,
     ActionDef,
     ActionKind,
     CreatureDef,
     Economy,
     Grant,
+    Halving,
     Initiative,
     LoadReset,
+    OffTurn,
     Ruleset,
     Side,
     Weapon,
@@ -55,7 +58,9 @@ def describe(value: Any) -> str:
 
 
 def ruleset_to_dict(ruleset: Ruleset) -> dict[str, Any]:
-    return {
+    """A ruleset; the options added later (R32, R34, R38, R48) only when not their defaults, so
+    a ruleset without them is written as before."""
+    out: dict[str, Any] = {
         "name": ruleset.name,
         "economy": str(ruleset.economy),
         "revision": str(ruleset.revision),
@@ -64,6 +69,15 @@ def ruleset_to_dict(ruleset: Ruleset) -> dict[str, Any]:
         "initiative_aspect": ruleset.initiative_aspect,
         "gm_roll_counts_load": ruleset.gm_roll_counts_load,
     }
+    if ruleset.off_turn_actions is not OffTurn.ANY:
+        out["off_turn_actions"] = str(ruleset.off_turn_actions)
+    if ruleset.multi_weapon_halving is not Halving.TOGETHER:
+        out["multi_weapon_halving"] = str(ruleset.multi_weapon_halving)
+    if ruleset.min_spacing != MIN_SPACING:
+        out["min_spacing"] = ruleset.min_spacing
+    if ruleset.conditions:
+        out["conditions"] = list(ruleset.conditions)
+    return out
 
 
 def weapon_to_dict(weapon: Weapon) -> dict[str, Any]:
@@ -223,6 +237,9 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
 
 
 def read_ruleset(r: Reader) -> Ruleset:
+    spacing = r.data.get("min_spacing", MIN_SPACING)
+    if isinstance(spacing, bool) or not isinstance(spacing, int | float) or not 0 <= spacing <= 100:
+        r.fail(f"expected meters from 0 to 100, got {describe(spacing)}", "min_spacing")
     return Ruleset(
         name=r.text("name"),
         economy=r.enum("economy", Economy),
@@ -231,6 +248,14 @@ def read_ruleset(r: Reader) -> Ruleset:
         initiative=r.enum("initiative", Initiative),
         initiative_aspect=r.opt_text("initiative_aspect"),
         gm_roll_counts_load=r.flag("gm_roll_counts_load"),
+        off_turn_actions=r.enum("off_turn_actions", OffTurn)
+        if "off_turn_actions" in r.data
+        else OffTurn.ANY,
+        multi_weapon_halving=r.enum("multi_weapon_halving", Halving)
+        if "multi_weapon_halving" in r.data
+        else Halving.TOGETHER,
+        min_spacing=float(spacing),
+        conditions=r.opt_texts("conditions") or (),
     )
 
 

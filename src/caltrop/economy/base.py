@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from caltrop.core.commands import Act, Command
+from caltrop.core.commands import Act, Command, SetFact
 from caltrop.core.model import ActionDef, CreatureDef, EncounterDef, Ruleset
 from caltrop.core.pool import Advantage
 from caltrop.dice.ast import Expr
@@ -183,3 +183,28 @@ class Actions(Protocol):
     def preview(self, enc: Table, command: Act) -> dict[str, Any]:
         """What ``command`` would roll and leave (Load or points), without doing it."""
         ...
+
+    def on_down(self, enc: Table, i: int) -> None:
+        """Creature ``i`` has just gone down (or left): end what it holds (grapples, R42)."""
+        ...
+
+    #: the stats the GM may set in this economy (R48), e.g. ``("load", "exhaustion", "buffer")``
+    stats: tuple[str, ...]
+
+    def check_stat(self, enc: Table, i: int, stat: str, value: int) -> None:
+        """Raise unless the GM may set ``stat`` of ``i`` to ``value`` (R48)."""
+        ...
+
+    def set_stat(self, enc: Table, i: int, stat: str, value: int) -> CreatureDef | None:
+        """Set a checked stat; returns ``i``'s new definition when the stat lives in it
+        (Exhaustion, Load Buffer), for the engine to put in its place."""
+        ...
+
+    def owns_fact(self, name: str) -> bool:
+        """Whether ``gm: set X NAME …`` is one of this economy's facts (R34) rather than a
+        condition the engine keeps."""
+        ...
+
+    def check_fact(self, enc: Table, fact: SetFact) -> None: ...
+
+    def apply_fact(self, enc: Table, fact: SetFact) -> None: ...

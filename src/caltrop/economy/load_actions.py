@@ -10,13 +10,14 @@ pool each declared roll rolls (R12) and resolves it (damage, success, Load += Co
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from caltrop.core.commands import Act, Command, EndTurn, Pass
+from caltrop.core.commands import Act, Command, EndTurn, Pass, SetFact
 from caltrop.core.model import ActionDef, ActionKind, CreatureDef, EncounterDef, Weapon
-from caltrop.core.pool import Advantage, net_advantage
+from caltrop.core.pool import Advantage
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.economy import economy_for
 from caltrop.economy.action_load import ActionLoadEconomy, LoadState
@@ -218,6 +219,8 @@ class LoadActions:
         for choices in self.tables.reactions[i][top.roller]:
             if load is not None and load > choices.ceiling:  # R11, as the economy's ceiling
                 continue
+            if top.helpers and self._applied(i, choices.action, top):
+                continue  # R47: its source is on this roll already
             if choices.plain is None and all(down[j] for j, _ in choices.targets):
                 continue  # nobody left to aim it at
             if load is not None or enc.economy.allows(
@@ -227,12 +230,13 @@ class LoadActions:
         return False
 
     def _load(self, enc: Table, i: int) -> int | None:
-        """``i``'s Action Load when the economy's gate is a Load ceiling (the Action Load
-        economy: see :attr:`_Tables.by_load`), else None (ask the economy)."""
+        """``i``'s Action Load for the gate when the economy's gate is a Load ceiling (the Action
+        Load economy: see :attr:`_Tables.by_load`), else None (ask the economy): its Load and
+        the costs of its own declared actions still pending (R46)."""
         if self.tables.by_load:
             state = enc.resources[i]
             assert isinstance(state, LoadState)
-            return state.load
+            return state.load + committed(enc, i) if enc.pending else state.load
         return None
 
     # -- legal actions --------------------------------------------------------------------------
@@ -245,7 +249,7 @@ class LoadActions:
             top = enc.pending[-1]
             if top.kind is RollKind.INITIATIVE or i == top.roller:
                 return
-            yield from self._candidates(enc, i, t.reactions[i][top.roller], on_turn=False)
+            yield from self._candidates(enc, i, t.reactions[i][top.roller], on_turn=False, top=top)
             if i not in top.passed:
                 yield t.passes[i]
             return
@@ -255,13 +259,22 @@ class LoadActions:
         yield t.end_turns[i]
 
     def _candidates(
-        self, enc: Table, i: int, actions: tuple[_Choices, ...], *, on_turn: bool
+        self,
+        enc: Table,
+        i: int,
+        actions: tuple[_Choices, ...],
+        *,
+        on_turn: bool,
+        top: PendingRoll | None = None,
     ) -> Iterator[Command]:
         """The commands of these actions of ``i`` now: for each action whose gate is open, those
-        of its :class:`_Choices` aimed at creatures still standing."""
+        of its :class:`_Choices` aimed at creatures still standing (a team action not if ``i``
+        has applied its source to ``top`` already, R47)."""
         load = self._load(enc, i)
         down = enc.down
         for choices in actions:
+            if top is not None and top.helpers and self._applied(i, choices.action, top):
+                continue
             if load is None:
                 if not enc.economy.allows(
                     enc.creatures[i], enc.resources[i], choices.action, on_turn=on_turn
@@ -386,9 +399,11 @@ class LoadActions:
                     "on other turns only in response to a pending roll (R15)"
                 )
 
-    @staticmethod
-    def _check_team(enc: Table, i: int, command: Act, action: ActionDef, top: PendingRoll) -> None:
-        """A team action acts on the pending roll: an ally's if it helps, a foe's if it hinders."""
+    def _check_team(
+        self, enc: Table, i: int, command: Act, action: ActionDef, top: PendingRoll
+    ) -> None:
+        """A team action acts on the pending roll: an ally's if it helps, a foe's if it hinders;
+        R47: a creature applies one source key to one roll once ("adds nothing" a second time)."""
         roller = enc.creatures[top.roller]
         if command.targets and command.targets != (roller.id,):
             raise IllegalActionError(
@@ -398,17 +413,43 @@ class LoadActions:
             assert action.grant is not None
             who = "an ally's" if action.grant.to == "ally" else "an opponent's"
             raise IllegalActionError(f"{action.name} works on {who} roll; {roller.name} is not one")
+        if self._applied(i, action, top):
+            raise IllegalActionError(
+                f"{enc.creatures[i].name} has already applied {action.source_key} to this roll: "
+                "a second time adds nothing (R47)"
+            )
+
+    def _applied(self, i: int, action: ActionDef, top: PendingRoll) -> bool:
+        """Whether ``i`` has already applied ``action``'s source key to ``top`` (R47)."""
+        if not top.helpers:
+            return False
+        key = action.source_key
+        mine = self.tables.actions[i]
+        for h, name in top.helpers:
+            if h == i:
+                done = mine.get(name)
+                if done is not None and done.source_key == key:
+                    return True
+        return False
 
     @staticmethod
     def _check_gate(
         enc: Table, i: int, creature: CreatureDef, action: ActionDef, *, on_turn: bool
     ) -> None:
-        """R11: the gate, with its arithmetic when it is shut."""
+        """R11: the gate, with its arithmetic when it is shut; R46: the Load it sees counts the
+        costs of the creature's own declared actions that are still pending."""
         resources = enc.resources[i]
+        owed = committed(enc, i) if enc.pending else 0
+        if owed:
+            assert isinstance(resources, LoadState)
+            resources = LoadState(resources.load + owed)
         if enc.economy.allows(creature, resources, action, on_turn=on_turn):
             return
         gate = enc.economy.gate(creature, resources, action, on_turn=on_turn)
-        raise IllegalActionError(f"{creature.name} cannot {action.name}: {gate.reason}")
+        why = f" (Load {resources.as_dict()['load'] - owed} + {owed} committed to a pending roll, R46)"
+        raise IllegalActionError(
+            f"{creature.name} cannot {action.name}: {gate.reason}{why if owed else ''}"
+        )
 
     # -- rolling --------------------------------------------------------------------------------
 
@@ -417,9 +458,11 @@ class LoadActions:
         weapon's and the action's extra dice), built once per pool size."""
         action, weapon = p.action, p.weapon
         assert action is not None
-        d4 = enc.economy.pool(
-            enc.creatures[p.roller], enc.resources[p.roller], action, p.net_advantage
-        )
+        resources = enc.resources[p.roller]
+        declared = p.context.get("load") if p.context else None
+        if declared is not None and isinstance(resources, LoadState) and declared != resources.load:
+            resources = LoadState(declared)  # R46: the pool's base is fixed at declaration
+        d4 = enc.economy.pool(enc.creatures[p.roller], resources, action, p.net_advantage)
         exprs = self.tables.exprs
         key = (id(action), id(weapon), d4)
         known = exprs.get(key)
@@ -500,6 +543,54 @@ class LoadActions:
             out["expression"] = self.expression(enc, probe)[1]
         return out
 
+    # -- the GM's adjustments (R48) -----------------------------------------------------------
+
+    stats: tuple[str, ...] = ("load", "exhaustion", "buffer")
+
+    def on_down(self, enc: Table, i: int) -> None:
+        """Nothing is held in this module: a downed creature's pending rolls are the engine's."""
+
+    def check_stat(self, enc: Table, i: int, stat: str, value: int) -> None:
+        """R48: Load −100…100 (it may be negative, R10); Exhaustion and Load Buffer 0…100."""
+        if stat not in self.stats:
+            raise IllegalActionError(
+                f"{stat} is an Action Point stat; this encounter plays Action Load "
+                f"(its stats: {', '.join(self.stats)}, R48)"
+            )
+        low, high = (-100, 100) if stat == "load" else (0, 100)
+        if not low <= value <= high:
+            raise IllegalActionError(f"{stat} must be from {low} to {high}, not {value} (R48)")
+
+    def set_stat(self, enc: Table, i: int, stat: str, value: int) -> CreatureDef | None:
+        """Load changes now; Exhaustion and Load Buffer at the creature's next reset (R10, R19)."""
+        if stat == "load":
+            state = enc.resources[i]
+            assert isinstance(state, LoadState)
+            state.load = value
+            return None
+        if stat == "exhaustion":
+            return dataclasses.replace(enc.creatures[i], exhaustion=value)
+        return dataclasses.replace(enc.creatures[i], load_buffer=value)
+
+    def owns_fact(self, name: str) -> bool:
+        """The Action Load module has no facts of its own: conditions are the engine's."""
+        return False
+
+    def check_fact(self, enc: Table, fact: SetFact) -> None:  # pragma: no cover - never owned
+        raise IllegalActionError(f"the Action Load module has no fact {fact.fact!r}")
+
+    def apply_fact(self, enc: Table, fact: SetFact) -> None:  # pragma: no cover - never owned
+        raise AssertionError(fact)
+
+
+def committed(enc: Table, i: int) -> int:
+    """R46: the costs of ``i``'s own declared actions still pending (paid when they resolve)."""
+    owed = 0
+    for p in enc.pending:
+        if p.roller == i and p.kind is RollKind.ACTION and p.action is not None:
+            owed += p.action.cost
+    return owed
+
 
 def _weapon(creature: CreatureDef, action: ActionDef, names: tuple[str, ...]) -> Weapon:
     if not names:
@@ -560,6 +651,7 @@ class _ActPlan:
             return None
         advantages = list(self.command.advantages) + list(enc.boons[i])
         enc.boons[i] = ()
+        state = enc.resources[i]
         enc.pending.append(
             PendingRoll(
                 RollKind.ACTION,
@@ -570,9 +662,11 @@ class _ActPlan:
                 self.dc,
                 advantages=advantages,
                 on_turn=self.on_turn,
+                # R46: the Load its pool's base is fixed at (steps 1–4 come before the roll)
+                context={"load": state.load} if isinstance(state, LoadState) else {},
             )
         )
         return None
 
 
-__all__ = ["LoadActions", "grant_fits", "net_advantage", "tables"]
+__all__ = ["LoadActions", "grant_fits", "tables"]

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from caltrop.core.commands import Act, Command, EndTurn, Pass
+from caltrop.core.commands import COORDINATE_LIMIT, Act, Command, EndTurn, Pass, SetFact
 from caltrop.core.model import ActionDef, ActionKind, CreatureDef, Side, Weapon, WeaponKind
 from caltrop.core.pool import Advantage, net_advantage
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Term
@@ -86,6 +86,36 @@ def distance(a: PointsState, b: PointsState) -> float:
 
 def _m(x: float) -> str:
     return f"{x:g} m"
+
+
+def check_place(enc: Table, i: int, to: tuple[float, float], verb: str) -> None:
+    """R34: a creature ends a move, a leap or a GM placement at finite coordinates within
+    ±10,000 m, and never within ``min_spacing`` of another standing creature (those it holds or
+    is held by move with it and do not count)."""
+    x, y = to
+    if not (math.isfinite(x) and math.isfinite(y)) or max(abs(x), abs(y)) > COORDINATE_LIMIT:
+        raise InvalidActionError(
+            f"a position is two numbers within ±{COORDINATE_LIMIT:,} m, not {x:g},{y:g} (R34)"
+        )
+    spacing = enc.definition.ruleset.min_spacing
+    me = _state(enc, i)
+    cid = enc.creatures[i].id
+    for j, other in enumerate(enc.creatures):
+        if j == i or enc.down[j]:
+            continue
+        them = _state(enc, j)
+        linked = cid in (them.grappled_by, them.scaling) or other.id in (
+            me.grappled_by,
+            me.scaling,
+        )
+        if linked:
+            continue
+        d = math.hypot(them.x - x, them.y - y)
+        if d < spacing - 1e-9:
+            raise IllegalActionError(
+                f"{enc.creatures[i].name} would {verb} {_m(round(d, 2))} from {other.name}; "
+                f"standing creatures keep {spacing:g} m apart (R34, min_spacing)"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +255,7 @@ class PointsRules:
         if command.to is None:
             raise InvalidActionError(f"{verb} needs a destination: 'aria: {verb} to X,Y'")
         state = _state(enc, i)
+        check_place(enc, i, command.to, f"end the {verb}")
         d = math.hypot(command.to[0] - state.x, command.to[1] - state.y)
         return state, enc.creatures[i], d
 
@@ -627,6 +658,7 @@ class PointsRules:
     def _lose_aim(state: PointsState) -> None:
         state.aim = 0
         state.aim_target = None
+        state.unseen = 0.0
 
     @staticmethod
     def execute(enc: Table, plan: PointsPlan) -> Outcome | None:
@@ -661,12 +693,9 @@ class PointsRules:
 
     @staticmethod
     def _relocate(enc: Table, i: int, to: tuple[float, float] | None) -> None:
-        """Move ``i`` (and whoever it grapples or carries, R42, R43); positions changed: cover
-        against or by it ends (R40); aimers without line of sight to a creature that moved 1 m
-        lose aim (R39)."""
+        """Move ``i`` (and whoever it grapples or carries, R42, R43)."""
         assert to is not None
         state = _state(enc, i)
-        dx, dy = to[0] - state.x, to[1] - state.y
         cid = enc.creatures[i].id
         # R42: the grappled move with the grappler; R43: a creature being scaled carries whoever
         # is scaling it, and a scaler that moves off on its own stops scaling.
@@ -677,17 +706,27 @@ class PointsRules:
         ]
         if state.scaling is not None and enc.index(state.scaling) not in moved:
             state.scaling = None
+        PointsRules._place(enc, moved, to[0] - state.x, to[1] - state.y)
+
+    @staticmethod
+    def _place(enc: Table, moved: list[int], dx: float, dy: float) -> None:
+        """Shift ``moved`` by (dx, dy): positions changed, so cover against or by them ends
+        (R40); an aimer without line of sight to a creature that moved adds the distance to
+        what its target has moved unseen since the first Aim, and at 1 m loses its aim (R39)."""
         for j in moved:
             s = _state(enc, j)
             s.x, s.y = s.x + dx, s.y + dy
             s.cover_from = ()
         ids = {enc.creatures[j].id for j in moved}
+        step = math.hypot(dx, dy)
         for j in range(len(enc.creatures)):
             s = _state(enc, j)
             if s.cover_from and ids & set(s.cover_from):
                 s.cover_from = tuple(c for c in s.cover_from if c not in ids)
-            if s.aim_target in ids and math.hypot(dx, dy) >= 1 and s.aim_target in s.no_sight:
-                PointsRules._lose_aim(s)
+            if s.aim_target in ids and s.aim_target in s.no_sight and step > 0:
+                s.unseen += step
+                if s.unseen >= 1 - 1e-9:
+                    PointsRules._lose_aim(s)
 
     @staticmethod
     def _do_hold(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
@@ -696,8 +735,11 @@ class PointsRules:
     @staticmethod
     def _do_aim(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
+        target = enc.creatures[plan.extra["target"]].id
+        if state.aim_target != target:
+            state.unseen = 0.0  # R39: the count starts at the first Aim at this target
         state.aim += 1
-        state.aim_target = enc.creatures[plan.extra["target"]].id
+        state.aim_target = target
 
     @staticmethod
     def _do_equip(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
@@ -1196,6 +1238,59 @@ class PointsActions:
         self, enc: Table, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
     ) -> Outcome:
         return PointsRules.resolve(enc, p, expr, faces, total)
+
+    # -- the GM's adjustments (R48) and facts (R34) --------------------------------------------
+
+    stats: tuple[str, ...] = ("ap", "rp", "stamina")
+
+    def on_down(self, enc: Table, i: int) -> None:
+        PointsRules._release(enc, i)
+
+    def check_stat(self, enc: Table, i: int, stat: str, value: int) -> None:
+        """R48: AP and RP 0…99; Stamina 0…its maximum (R37: never below 0)."""
+        if stat not in self.stats:
+            raise IllegalActionError(
+                f"{stat} is an Action Load stat; this encounter plays Action Points "
+                f"(its stats: {', '.join(self.stats)}, R48)"
+            )
+        high = enc.creatures[i].stats.get("stamina", 0) if stat == "stamina" else 99
+        if not 0 <= value <= high:
+            raise IllegalActionError(
+                f"{stat} of {enc.creatures[i].name} must be from 0 to {high}, not {value} (R48)"
+            )
+
+    def set_stat(self, enc: Table, i: int, stat: str, value: int) -> CreatureDef | None:
+        setattr(_state(enc, i), stat, value)
+        return None
+
+    def owns_fact(self, name: str) -> bool:
+        return name in ("prone", "aware", "sight", "at")
+
+    def check_fact(self, enc: Table, fact: SetFact) -> None:
+        """R34: awareness and line of sight are about another creature; a position is a finite
+        place within the map's bounds, not on top of another standing creature."""
+        i = enc.index(fact.subject)
+        if fact.other is not None and enc.index(fact.other) == i:
+            raise IllegalActionError(f"{fact.fact} is a fact about another creature")
+        if fact.at is not None:
+            check_place(enc, i, fact.at, "be placed")
+
+    def apply_fact(self, enc: Table, fact: SetFact) -> None:
+        """Set ``fact``; a new position ends cover by and against the creature (R40) and counts
+        toward the aim its watchers lose (R39)."""
+        i = enc.index(fact.subject)
+        s = _state(enc, i)
+        if fact.fact == "prone":
+            s.prone = fact.value
+        elif fact.fact in ("aware", "sight"):
+            assert fact.other is not None
+            name = "unaware_of" if fact.fact == "aware" else "no_sight"
+            current: tuple[str, ...] = getattr(s, name)
+            without = tuple(x for x in current if x != fact.other)
+            setattr(s, name, without if fact.value else (*without, fact.other))
+        else:
+            assert fact.at is not None
+            PointsRules._place(enc, [i], fact.at[0] - s.x, fact.at[1] - s.y)
 
     def preview(self, enc: Table, command: Act) -> dict[str, Any]:
         """What an action would cost and leave (R31–R33), without doing it."""

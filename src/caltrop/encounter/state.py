@@ -13,6 +13,7 @@ window** (R15) in which other creatures may add team actions and reactions, or p
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,17 +23,25 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from caltrop.core.codec import creature_from_dict, creature_to_dict
 from caltrop.core.commands import (
     GM,
+    GM_COMMANDS,
     Act,
+    AddCreature,
     CallRoll,
+    ChangeHealth,
     Command,
     EndEncounter,
     EndTurn,
     Pass,
+    PassAll,
+    RemoveCreature,
+    Reorder,
     RollDice,
     RollTotal,
     SetFact,
+    SetStat,
 )
 from caltrop.core.model import (
     CreatureDef,
@@ -40,6 +49,7 @@ from caltrop.core.model import (
     Initiative,
     Side,
 )
+from caltrop.core.pool import Advantage
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
 from caltrop.dice.roll import EnteredDice, RngDice, roll, roll_faces
@@ -48,9 +58,11 @@ from caltrop.economy.actions import actions_for
 from caltrop.economy.base import Actions, Plan
 from caltrop.economy.outcome import Outcome, outcome_json
 from caltrop.economy.pending import PendingRoll, RollKind
-from caltrop.encounter.facts import apply_fact, check_fact
+from caltrop.encounter import gm
 from caltrop.encounter.legal import LegalActions
 from caltrop.errors import CaltropError, IllegalActionError, InvalidActionError
+
+_PASS_ALL: Final = PassAll()
 
 #: ``current()`` when a pending roll waits for its dice.
 CHANCE: Final = "chance"
@@ -81,12 +93,15 @@ class Encounter:
         "_events",
         "_record",
         "boons",
+        "conditions",
         "creatures",
         "definition",
         "down",
         "economy",
+        "gone",
         "header",
         "health",
+        "initial",
         "initiative",
         "last_outcome",
         "module",
@@ -102,6 +117,9 @@ class Encounter:
         "winner",
     )
 
+    #: the definition the encounter began with (its log's header; replay and undo start here)
+    initial: EncounterDef
+    #: the definition now: reinforcements and the GM's changes to a stat block included (R48)
     definition: EncounterDef
     creatures: tuple[CreatureDef, ...]
     economy: EconomyRules
@@ -111,7 +129,11 @@ class Encounter:
     health: list[int]
     down: list[bool]
     resources: list[Resources]
-    boons: list[tuple[Any, ...]]
+    boons: list[tuple[Advantage, ...]]
+    #: per creature: the conditions the GM has set (R48), besides an economy's own facts
+    conditions: list[tuple[str, ...]]
+    #: per creature: taken out of the encounter by the GM (R48): out of the turn order, down
+    gone: list[bool]
     order: list[int]
     initiative: list[int | None]
     turn_pos: int
@@ -148,6 +170,7 @@ class Encounter:
         definition there, so a log file replays on its own).
         """
         self = cls.__new__(cls)
+        self.initial = definition
         self.definition = definition
         self.creatures = definition.participants
         self.economy = economy_for(definition.ruleset)
@@ -161,7 +184,9 @@ class Encounter:
         self.down = [c.health <= 0 for c in self.creatures]
         self.resources = [self.economy.initial(c) for c in self.creatures]
         self.boons = [() for _ in self.creatures]
-        self._set_order(list(range(len(self.creatures))))
+        self.conditions = [() for _ in self.creatures]
+        self.gone = [False] * len(self.creatures)
+        self.set_order(list(range(len(self.creatures))))
         self.initiative = [None] * len(self.creatures)
         self.turn_pos = 0
         self.round = 0
@@ -172,7 +197,7 @@ class Encounter:
         self._commands = []
         self._record = record
         self._events = [self._begin_event()] if record else None
-        self._check_end()
+        self.check_end()
         if self.over:
             return self
         if definition.ruleset.initiative is Initiative.CHECK:
@@ -193,6 +218,7 @@ class Encounter:
     def clone(self) -> Encounter:
         """An independent copy for search and simulation: copies only what changes."""
         other = Encounter.__new__(Encounter)
+        other.initial = self.initial
         other.definition = self.definition
         other.creatures = self.creatures
         other.economy = self.economy
@@ -209,6 +235,8 @@ class Encounter:
         other.down = self.down.copy()
         other.resources = [r.copy() for r in self.resources]
         other.boons = self.boons.copy()
+        other.conditions = self.conditions.copy()
+        other.gone = self.gone.copy()
         other.order = self.order.copy()
         other.windows = self.windows
         other.initiative = self.initiative.copy()
@@ -342,6 +370,8 @@ class Encounter:
                 "n": len(self._commands),
                 "command": str(command),
             }
+            if isinstance(plan, gm.AddPlan):
+                event["creature"] = creature_to_dict(plan.creature)  # the log replays alone
             if outcome is not None:
                 event["roll"] = outcome_json(outcome)
             self._events.append(event)
@@ -357,7 +387,7 @@ class Encounter:
         if not self._commands:
             raise IllegalActionError("nothing to undo")
         last = self._commands[-1]
-        rebuilt = Encounter.begin(self.definition, self.seed, header=self.header)
+        rebuilt = Encounter.begin(self.initial, self.seed, header=self.header)
         for command in self._commands[:-1]:
             rebuilt.apply(command)
         for slot in Encounter.__slots__:
@@ -396,6 +426,12 @@ class Encounter:
                     f"log event {line_no}: unknown event {event.get('event')!r}"
                 )
             command = parse_command(str(event["command"]))
+            if isinstance(command, AddCreature) and isinstance(event.get("creature"), Mapping):
+                try:
+                    added = creature_from_dict(event["creature"])
+                except CaltropError as exc:
+                    raise InvalidActionError(f"log event {line_no}: {exc}") from exc
+                command = dataclasses.replace(command, creature=added)
             try:
                 outcome = encounter.apply(command)
             except CaltropError as exc:
@@ -428,6 +464,8 @@ class Encounter:
                     **(
                         {"initiative": self.initiative[i]} if self.initiative[i] is not None else {}
                     ),
+                    **({"conditions": list(self.conditions[i])} if self.conditions[i] else {}),
+                    **({"removed": True} if self.gone[i] else {}),
                 }
             )
         return {
@@ -459,6 +497,8 @@ class Encounter:
             tuple(_pending_key(p) for p in self.pending),
             self.over,
             self.winner,
+            tuple(self.conditions),
+            tuple(self.gone),
         )
 
     def to_json(self) -> str:
@@ -474,6 +514,8 @@ class Encounter:
         if actor == GM:
             if self.pending:
                 yield RollDice()
+                if self.is_legal(_PASS_ALL):
+                    yield _PASS_ALL
             return
         i = self._by_id.get(actor)
         if i is None or self.down[i]:
@@ -482,7 +524,7 @@ class Encounter:
 
     # -- internals: validation ------------------------------------------------------------------
 
-    def _plan(self, command: Command) -> Plan | _Plan:
+    def _plan(self, command: Command) -> Plan | _Plan | gm.GmPlan:
         kind = type(command)  # the commands of a simulation, most frequent first
         if kind is Pass:
             return self._plan_pass(command)  # type: ignore[arg-type]
@@ -505,10 +547,27 @@ class Encounter:
         if isinstance(command, EndEncounter):
             self._not_over()
             return _EndEncounterPlan()
-        if isinstance(command, SetFact):
+        if isinstance(command, GM_COMMANDS):
             self._not_over()
-            check_fact(self, command)
-            return _FactPlan(command)
+            return self._plan_gm(command)
+        raise InvalidActionError(f"not a command: {command!r}")
+
+    def _plan_gm(self, command: Command) -> gm.GmPlan:
+        """R48: the GM's controls, validated in :mod:`caltrop.encounter.gm`."""
+        if isinstance(command, SetFact):
+            return gm.plan_fact(self, command)
+        if isinstance(command, ChangeHealth):
+            return gm.plan_health(self, command)
+        if isinstance(command, SetStat):
+            return gm.plan_stat(self, command)
+        if isinstance(command, AddCreature):
+            return gm.plan_add(self, command)
+        if isinstance(command, RemoveCreature):
+            return gm.plan_remove(self, command)
+        if isinstance(command, Reorder):
+            return gm.plan_reorder(self, command)
+        if isinstance(command, PassAll):
+            return gm.plan_pass_all(self, command)
         raise InvalidActionError(f"not a command: {command!r}")
 
     def _not_over(self) -> None:
@@ -608,13 +667,41 @@ class Encounter:
             if not self.down[i]:
                 yield i
 
-    def _set_order(self, order: list[int]) -> None:
-        """Fix the turn order (R30) and, from it, each roller's reaction window order."""
+    def set_order(self, order: list[int]) -> None:
+        """Fix the turn order (R30, R48) and, from it, each roller's reaction window order."""
         self.order = order
-        windows: list[tuple[int, ...]] = [()] * len(order)
+        windows: list[tuple[int, ...]] = [()] * len(self.creatures)
         for pos, roller in enumerate(order):
             windows[roller] = (*order[pos + 1 :], *order[:pos])
         self.windows = tuple(windows)
+
+    def enlist(self, creature: CreatureDef) -> int:
+        """R48: ``creature`` (with an id of its own) joins the encounter, in no turn order yet;
+        its Load or points start as at the start of an encounter."""
+        self._redefine((*self.creatures, creature))
+        i = len(self.creatures) - 1
+        self._by_id[creature.id] = i
+        self.health.append(creature.health)
+        self.down.append(creature.health <= 0)
+        self.resources.append(self.economy.initial(creature))
+        self.boons.append(())
+        self.conditions.append(())
+        self.gone.append(False)
+        self.initiative.append(None)
+        self.set_order(self.order)
+        return i
+
+    def replace_creature(self, i: int, creature: CreatureDef) -> None:
+        """R48: the GM changed a stat that lives in ``i``'s stat block (Exhaustion, Buffer)."""
+        creatures = list(self.creatures)
+        creatures[i] = creature
+        self._redefine(tuple(creatures))
+
+    def _redefine(self, creatures: tuple[CreatureDef, ...]) -> None:
+        self.definition = dataclasses.replace(self.definition, participants=creatures)
+        self.creatures = creatures
+        self._by_id = dict(self._by_id)  # a clone may share the old one
+        self.module = actions_for(self.definition)
 
     def _queue_initiative(self) -> None:
         aspect = self.definition.ruleset.initiative_aspect
@@ -639,16 +726,16 @@ class Encounter:
             score = c.aspects.get(name, 0) if (is_npc and name) else 0
             return (-total, is_npc, -score, i)
 
-        self._set_order(sorted(range(len(self.creatures)), key=key))
+        self.set_order(sorted(range(len(self.creatures)), key=key))
         self._start_round()
 
     def _start_round(self) -> None:
         self.round += 1
         self.turn_pos = 0
         self.economy.on_round_start(self.creatures, self.resources)
-        self._start_turn_at_or_after(0)
+        self.start_turn_at_or_after(0)
 
-    def _start_turn_at_or_after(self, pos: int) -> None:
+    def start_turn_at_or_after(self, pos: int) -> None:
         n = len(self.order)
         while pos < n and self.down[self.order[pos]]:
             pos += 1
@@ -659,9 +746,9 @@ class Encounter:
         self.economy.on_turn_start(self.creatures, self.resources, self.order[pos])
 
     def _advance_turn(self) -> None:
-        self._start_turn_at_or_after(self.turn_pos + 1)
+        self.start_turn_at_or_after(self.turn_pos + 1)
 
-    def _check_end(self) -> None:
+    def check_end(self) -> None:
         standing = {c.side for c, d in zip(self.creatures, self.down, strict=True) if not d}
         if len(standing) <= 1:
             self.over = True
@@ -683,6 +770,9 @@ class Encounter:
         expr = plan.text
         if p.kind is RollKind.INITIATIVE:
             self.initiative[p.roller] = total
+            if p.context.get("join"):
+                gm.join_by_initiative(self, p.roller)  # R48: a reinforcement takes its place
+                return Outcome(roller.id, p.kind, expr, faces, total, note="joins")
             if not self.pending:
                 self._finish_initiative()
             return Outcome(roller.id, p.kind, expr, faces, total)
@@ -695,14 +785,14 @@ class Encounter:
             )
         outcome = self.module.resolve(self, p, plan.expr, expr, faces, total)
         if outcome.downed:
-            self._check_end()
+            self.check_end()
             if not self.over:
-                self._after_downing()
+                self.after_downing()
         elif not self.pending:
             self._end_downed_turn()
         return outcome
 
-    def _after_downing(self) -> None:
+    def after_downing(self) -> None:
         # Pending rolls of creatures that went down are dropped; a downed turn owner's turn ends.
         self.pending = [p for p in self.pending if not self.down[p.roller]]
         if not self.pending:
@@ -776,15 +866,6 @@ class _CallPlan(_Plan):
                 on_turn=False,
             )
         )
-        return None
-
-
-@dataclass(slots=True)
-class _FactPlan(_Plan):
-    fact: SetFact
-
-    def execute(self, enc: Encounter) -> Outcome | None:
-        apply_fact(enc, self.fact)
         return None
 
 
