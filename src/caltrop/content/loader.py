@@ -25,13 +25,16 @@ import yaml
 from pydantic import ValidationError
 
 from caltrop.content.bundled import (
+    BUNDLED_PREFIX,
     ENCOUNTERS_DIR,
     EXAMPLES_LABEL,
     RULESETS_DIR,
     bundled_file_source,
+    bundled_name_source,
     bundled_rulesets,
     examples_root,
 )
+from caltrop.content.catalogue import unknown_bundled
 from caltrop.content.problems import (
     ContentFileError,
     Loc,
@@ -76,6 +79,7 @@ from caltrop.core.model import (
 from caltrop.core.pool import Revision
 from caltrop.dice import parse as parse_dice
 from caltrop.economy.action_points import STAT_DEFAULTS
+from caltrop.errors import ContentError
 
 #: What the public loaders accept: a path on disk, or a bundled resource (``Traversable``).
 ContentPath: TypeAlias = str | os.PathLike[str] | Traversable
@@ -152,6 +156,10 @@ def _known(names: Iterable[str], what: str) -> str:
     return f"known: {shown}"
 
 
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
 def _did_you_mean(name: str, names: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, list(names), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
@@ -171,7 +179,34 @@ NON_NEGATIVE_STATS: tuple[str, ...] = (
 
 
 def _looks_like_file(reference: str) -> bool:
-    return reference.endswith((".yaml", ".yml")) or "/" in reference or "\\" in reference
+    """A file reference (``../monsters/goblin.yaml``, ``caltrop:monsters/goblin``), not a name."""
+    return (
+        reference.startswith(BUNDLED_PREFIX)
+        or reference.endswith((".yaml", ".yml"))
+        or "/" in reference
+        or "\\" in reference
+    )
+
+
+@dataclass(slots=True)
+class _Reserves:
+    """The creatures an encounter file includes or makes its participants from, each once under
+    its own id (R48: ``gm: add goblin``); the first creature with an id keeps it."""
+
+    by_id: dict[str, CreatureDef] = field(default_factory=dict)
+    sources: set[str] = field(default_factory=set)
+
+    def __contains__(self, creature_id: str) -> bool:
+        return creature_id in self.by_id
+
+    def add(self, doc: _Doc | None, creature: CreatureDef | None) -> None:
+        if doc is not None:
+            self.sources.add(doc.source.key)
+        if creature is not None and creature.id not in self.by_id:
+            self.by_id[creature.id] = creature
+
+    def creatures(self) -> tuple[CreatureDef, ...]:
+        return tuple(self.by_id.values())
 
 
 class _Loader:
@@ -248,8 +283,16 @@ class _Loader:
             raise ContentFileError(unique)
 
     def follow(self, doc: _Doc, reference: str, loc: Loc, kinds: Sequence[str]) -> _Doc | None:
-        """The document at ``reference`` (relative to ``doc``), which must be of one of ``kinds``."""
-        target = doc.source.resolve(reference)
+        """The document at ``reference`` (relative to ``doc``, or a bundled file by its name:
+        ``caltrop:monsters/goblin``), which must be of one of ``kinds``."""
+        target: Source | None
+        if reference.startswith(BUNDLED_PREFIX):
+            target = bundled_name_source(reference)
+            if target is None:
+                self.problems.append(doc.at(loc, unknown_bundled(reference, kinds)))
+                return None
+        else:
+            target = doc.source.resolve(reference)
         if target is None:
             self.problems.append(
                 doc.at(loc, f"cannot follow the relative path {reference!r} from {doc.source.name}")
@@ -267,7 +310,8 @@ class _Loader:
             self.problems.append(
                 doc.at(
                     loc,
-                    f"{reference!r} is a {other.kind} file; expected a {' or '.join(kinds)} file",
+                    f"{reference!r} is {_article(other.kind)} {other.kind} file; expected "
+                    f"{_article(kinds[0])} {' or '.join(kinds)} file",
                 )
             )
             return None
@@ -711,11 +755,14 @@ class _Loader:
         self.economy = None if ruleset is None else ruleset.economy
         self.encounter_name = model.name
         lib = self.library(doc, model.include, ("actions", "weapons", "creature"), None)
+        reserves = _Reserves()
+        for found in lib.creatures.values():
+            reserves.add(found.doc, self._from_creature_file(found.doc, lib))
         participants: list[CreatureDef] = []
         first_at: dict[str, int] = {}
         for i, entry in enumerate(model.participants):
             loc: Loc = ("participants", i)
-            creature = self._participant(entry, doc, loc, lib)
+            creature = self._participant(entry, doc, loc, lib, reserves)
             if creature is None:
                 continue
             if creature.id in first_at:
@@ -749,12 +796,23 @@ class _Loader:
             ruleset=ruleset,
             participants=tuple(participants),
             description=model.description.strip(),
+            reserves=reserves.creatures(),
         )
 
     def _participant(
-        self, entry: str | ParticipantRef | ParticipantSpec, doc: _Doc, loc: Loc, lib: _Library
+        self,
+        entry: str | ParticipantRef | ParticipantSpec,
+        doc: _Doc,
+        loc: Loc,
+        lib: _Library,
+        reserves: _Reserves,
     ) -> CreatureDef | None:
+        """The participant ``entry`` makes; the creature it is made from joins ``reserves``."""
         if isinstance(entry, ParticipantSpec):
+            creature = self.creature(entry, doc, loc, lib)
+            reserves.add(None, creature)
+            if entry.position is None or creature is None:
+                return creature
             return self.creature(entry, doc, loc, lib, position=entry.position)
         ref = ParticipantRef(creature=entry) if isinstance(entry, str) else entry
         where = loc if isinstance(entry, str) else (*loc, "creature")
@@ -776,11 +834,28 @@ class _Loader:
                 )
                 return None
             spec_doc = found.doc
+        if spec_doc.source.key not in reserves.sources:
+            reserves.add(spec_doc, self._from_creature_file(spec_doc, lib))
+        return self._from_creature_file(
+            spec_doc, lib, new_id=ref.id, new_name=ref.name, position=ref.position
+        )
+
+    def _from_creature_file(
+        self,
+        spec_doc: _Doc,
+        lib: _Library,
+        *,
+        new_id: str | None = None,
+        new_name: str | None = None,
+        position: tuple[int, int] | None = None,
+    ) -> CreatureDef | None:
+        """The creature of a ``kind: creature`` file, its names looked up in its own includes
+        first, then in the encounter's ``lib``; perhaps renamed and placed."""
         spec = spec_doc.model
         assert isinstance(spec, CreatureDocument)
         own = self.library(spec_doc, spec.include, ("actions", "weapons"), lib)
         return self.creature(
-            spec, spec_doc, (), own, new_id=ref.id, new_name=ref.name, position=ref.position
+            spec, spec_doc, (), own, new_id=new_id, new_name=new_name, position=position
         )
 
     # -- local checks for load_document ----------------------------------------------------------
@@ -825,10 +900,17 @@ class _Loader:
 
 
 def _source(path: ContentPath, bundled_folder: str | None = None) -> Source:
-    """A content source for ``path``; a bare bundled name (``goblin-ambush``) if no such file."""
+    """A content source for ``path``: a bundled file by its ``caltrop:`` name
+    (``caltrop:monsters/goblin``), a file, or a bare bundled name in ``bundled_folder``
+    (``goblin-ambush``) if there is no such file."""
     if isinstance(path, str | os.PathLike):
         text = os.fspath(path)
         on_disk = Path(text)
+        if text.startswith(BUNDLED_PREFIX) and not on_disk.exists():
+            named = bundled_name_source(text)
+            if named is None:
+                raise ContentError(unknown_bundled(text))
+            return named
         if bundled_folder is not None and not on_disk.exists() and not _looks_like_file(text):
             bundled = bundled_file_source(text, bundled_folder)
             if bundled is not None:

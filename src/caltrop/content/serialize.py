@@ -107,14 +107,19 @@ def creature_to_dict(creature: CreatureDef) -> dict[str, Any]:
 
 
 def encounter_to_dict(encounter: EncounterDef) -> dict[str, Any]:
-    """The whole definition as JSON-able data with a deterministic key order."""
-    return {
+    """The whole definition as JSON-able data with a deterministic key order. ``reserves`` (the
+    creatures the GM may add by id, R48) is written only when there are some, so a definition
+    without them is written as before."""
+    out: dict[str, Any] = {
         "format": ENCOUNTER_FORMAT,
         "name": encounter.name,
         "description": encounter.description,
         "ruleset": ruleset_to_dict(encounter.ruleset),
         "participants": [creature_to_dict(c) for c in encounter.participants],
     }
+    if encounter.reserves:
+        out["reserves"] = [creature_to_dict(c) for c in encounter.reserves]
+    return out
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -203,8 +208,10 @@ class _Reader:
             self.fail(f"expected a list of names or null, got {describe(value)}", key)
         return tuple(value)
 
-    def items(self, key: str) -> list[_Reader]:
-        value = self._get(key, True)
+    def items(self, key: str, required: bool = True) -> list[_Reader]:
+        value = self._get(key, required)
+        if value is None and not required:
+            return []
         if not isinstance(value, list):
             self.fail(f"expected a list, got {describe(value)}", key)
         return [_Reader(item, f"{self.path}.{key}[{i + 1}]") for i, item in enumerate(value)]
@@ -305,12 +312,14 @@ def encounter_from_dict(data: Mapping[str, Any]) -> EncounterDef:
     ruleset = r.child("ruleset")
     assert ruleset is not None
     participants = tuple(_creature(c) for c in r.items("participants"))
+    reserves = tuple(_creature(c) for c in r.items("reserves", required=False))
     try:
         return EncounterDef(
             name=r.text("name"),
             ruleset=_ruleset(ruleset),
             participants=participants,
             description=r.text("description", required=False),
+            reserves=reserves,
         )
     except ValueError as exc:
         if isinstance(exc, ContentError):
