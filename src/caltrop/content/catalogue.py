@@ -164,6 +164,11 @@ def unknown_bundled(reference: str, kinds: Sequence[str] = ()) -> str:
     pool = [e.name for e in listed] or list(bundled_files())
     guess = suggest(wanted, pool) or suggest(wanted, bundled_files())
     hint = f" (did you mean {BUNDLED_PREFIX + guess!r}?)" if guess and guess != wanted else ""
-    what = " or ".join(kinds) + " files" if kinds else "files"
+    what = _either(kinds) + " files" if kinds else "files"
     shown = ", ".join(BUNDLED_PREFIX + e.name for e in listed)
     return f"no bundled file {reference!r}{hint}; bundled {what}: {shown}"
+
+
+def _either(words: Sequence[str]) -> str:
+    """``actions, weapons or creature``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]

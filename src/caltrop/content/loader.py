@@ -19,10 +19,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Generic, TypeAlias, TypeVar
+from typing import Any, Generic, TypeAlias, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from caltrop.content.bundled import (
     BUNDLED_PREFIX,
@@ -54,9 +54,11 @@ from caltrop.content.schema import (
     CreatureSpec,
     Document,
     EncounterDocument,
+    ParticipantEntry,
     ParticipantRef,
     ParticipantSpec,
     RulesetDocument,
+    RulesetEntry,
     RulesetSpec,
     WeaponsDocument,
     WeaponSpec,
@@ -858,6 +860,45 @@ class _Loader:
             spec, spec_doc, (), own, new_id=new_id, new_name=new_name, position=position
         )
 
+    # -- what can be checked of a file that breaks the schema ------------------------------------
+
+    def salvage(self, source: Source) -> None:
+        """Check the references of a file whose own schema failed: an encounter's ruleset,
+        includes and each participant that is well-formed on its own; a creature's includes.
+        Problems found join :attr:`problems`; a file that does not parse adds none."""
+        try:
+            node, data = parse_yaml(source)
+        except ContentFileError:
+            return
+        if not isinstance(data, dict) or data.get("kind") not in ("encounter", "creature"):
+            return
+        kind = data["kind"]
+        includes = data.get("include", [])
+        if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
+            includes = []
+        model_type = EncounterDocument if kind == "encounter" else CreatureDocument
+        # A stand-in that knows only its kind: problems are located in the YAML nodes.
+        known: dict[str, Any] = {"kind": kind}
+        doc = _Doc(source, node, model_type.model_construct(**known))
+        if kind == "creature":
+            self.library(doc, includes, ("actions", "weapons"), None)
+            return
+        ruleset = _valid(_RULESET_ENTRY, data.get("ruleset", "current"))
+        if ruleset is not None:
+            found = self.ruleset_entry(ruleset, doc, ("ruleset",))
+            self.economy = None if found is None else found.economy
+        name = data.get("name")
+        self.encounter_name = name if isinstance(name, str) else source.stem
+        lib = self.library(doc, includes, ("actions", "weapons", "creature"), None)
+        participants = data.get("participants", [])
+        if not isinstance(participants, list):
+            return
+        reserves = _Reserves()
+        for i, item in enumerate(participants):
+            entry = _valid(_PARTICIPANT_ENTRY, item)
+            if entry is not None:
+                self._participant(entry, doc, ("participants", i), lib, reserves)
+
     # -- local checks for load_document ----------------------------------------------------------
 
     def check_local(self, doc: _Doc) -> None:
@@ -894,6 +935,20 @@ class _Loader:
                     for j, inline in enumerate(entry.weapons):
                         if isinstance(inline, WeaponSpec):
                             self.check_weapon(inline, doc, ("participants", i, "weapons", j))
+
+
+_RULESET_ENTRY: TypeAdapter[str | RulesetSpec] = TypeAdapter(RulesetEntry)
+_PARTICIPANT_ENTRY: TypeAdapter[str | ParticipantRef | ParticipantSpec] = TypeAdapter(
+    ParticipantEntry
+)
+
+
+def _valid(adapter: TypeAdapter[T], value: object) -> T | None:
+    """``value`` validated by ``adapter``, or None if it is malformed (reported elsewhere)."""
+    try:
+        return adapter.validate_python(value)
+    except ValidationError:
+        return None
 
 
 # -- sources -------------------------------------------------------------------------------------
@@ -953,8 +1008,19 @@ def load_document(path: ContentPath) -> Document:
 
 
 def check_file(path: ContentPath) -> Document:
-    """Validate a content file fully: an encounter or creature file with all it references."""
-    loader, doc = _load(_source(path))
+    """Validate a content file fully: an encounter or creature file with all it references.
+
+    Every problem is reported at once: when the file itself breaks the schema, what of it can
+    still be checked is checked too (an encounter's ruleset, includes and each well-formed
+    participant; a creature's includes), so one run lists them all.
+    """
+    source = _source(path)
+    try:
+        loader, doc = _load(source)
+    except ContentFileError as exc:
+        salvage = _Loader()
+        salvage.salvage(source)
+        raise ContentFileError(list(dict.fromkeys([*exc.problems, *salvage.problems]))) from None
     if doc.kind == "encounter":
         loader.encounter(doc)
     elif doc.kind == "creature":
