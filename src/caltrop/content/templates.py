@@ -68,9 +68,10 @@ def creature_template(
     what its comments tell the reader to validate."""
     creature_id = template_id(name)
     text = _POINTS_CREATURE if module is Module.ACTION_POINTS else _LOAD_CREATURE
+    written_id = _scalar(creature_id)  # an id such as 1984 is quoted, or YAML reads a number
     return text.format(
-        id=creature_id,
-        pad_id=" " * max(1, _COMMENT_COLUMN - len("id: ") - len(creature_id)),
+        id=written_id,
+        pad_id=" " * max(1, _COMMENT_COLUMN - len("id: ") - len(written_id)),
         name=_scalar(display_name(name)),
         file=file_name,
         **_DOCS,
