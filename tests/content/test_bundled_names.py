@@ -262,3 +262,18 @@ def test_the_catalogue_knows_each_file() -> None:
     ids = [e.creature_id for e in bundled_catalogue() if e.kind == "creature"]
     assert len(ids) == len(set(ids)) == 15  # a bundled creature's id names it alone
     assert all(e.description for e in bundled_catalogue())
+
+
+def test_the_format_docs_example_of_bundled_names_loads(tmp_path: Path) -> None:
+    """The creature and encounter of ``examples/README.md``'s "Bundled files by name" load."""
+    readme = Path(str(examples_root())) / "README.md"
+    section = readme.read_text(encoding="utf-8").split("### Bundled files by name")[1]
+    block = section.split("```yaml\n")[1].split("```")[0]
+    troll, encounter = block.split("\nkind: encounter")
+    (tmp_path / "troll.yaml").write_text(troll.strip() + "\n", encoding="utf-8")
+    path = tmp_path / "fight.yaml"
+    path.write_text("kind: encounter" + encounter, encoding="utf-8")
+    loaded = load_encounter(path)
+    assert [c.id for c in loaded.participants] == ["aria", "goblin-1", "bron", "troll"]
+    assert loaded.ruleset.load_reset is LoadReset.ROUND
+    assert {"aria", "goblin", "troll", "bron"} == {c.id for c in loaded.reserves}
