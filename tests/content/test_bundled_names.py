@@ -230,7 +230,12 @@ def test_the_public_loaders_refuse_an_unknown_bundled_name() -> None:
         load_creature("caltrop:monsters/gobin")
     assert "no bundled file 'caltrop:monsters/gobin'" in str(info.value)
     assert "did you mean 'caltrop:monsters/goblin'?" in str(info.value)
-    assert "caltrop:encounters/goblin-ambush" in str(info.value)  # every bundled name
+    assert "bundled creature files: caltrop:action-points/monsters/bandit" in str(info.value)
+    assert "caltrop:encounters/goblin-ambush" not in str(info.value)  # creatures only
+    with pytest.raises(ContentError) as anything:
+        load_document("caltrop:nothing")
+    assert "bundled files: " in str(anything.value)
+    assert "caltrop:encounters/goblin-ambush" in str(anything.value)  # any kind
     with pytest.raises(ContentError):
         load_document("caltrop:")
 

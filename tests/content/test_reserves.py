@@ -212,6 +212,7 @@ def test_an_unknown_name_lists_the_bundled_creatures() -> None:
         ("caltrop:monsters/gobin", ["no bundled file", "did you mean 'caltrop:monsters/goblin'?"]),
         ("caltrop:actions", ["'caltrop:actions' is a bundled actions file, not a creature"]),
         ("monsters/troll.yaml", ["no creature file 'monsters/troll.yaml'", "bundled creatures:"]),
+        ("monsters/goblin", ["no creature file", "did you mean 'caltrop:monsters/goblin'?"]),
         ("  ", ["no creature named", "goblin"]),
     ],
 )

@@ -954,17 +954,20 @@ def _valid(adapter: TypeAdapter[T], value: object) -> T | None:
 # -- sources -------------------------------------------------------------------------------------
 
 
-def _source(path: ContentPath, bundled_folder: str | None = None) -> Source:
+def _source(
+    path: ContentPath, bundled_folder: str | None = None, kind: str | None = None
+) -> Source:
     """A content source for ``path``: a bundled file by its ``caltrop:`` name
     (``caltrop:monsters/goblin``), a file, or a bare bundled name in ``bundled_folder``
-    (``goblin-ambush``) if there is no such file."""
+    (``goblin-ambush``) if there is no such file. An unknown ``caltrop:`` name is refused with
+    the bundled names of ``kind`` (every bundled name if None)."""
     if isinstance(path, str | os.PathLike):
         text = os.fspath(path)
         on_disk = Path(text)
         if text.startswith(BUNDLED_PREFIX) and not on_disk.exists():
             named = bundled_name_source(text)
             if named is None:
-                raise ContentError(unknown_bundled(text))
+                raise ContentError(unknown_bundled(text, () if kind is None else (kind,)))
             return named
         if bundled_folder is not None and not on_disk.exists() and not _looks_like_file(text):
             bundled = bundled_file_source(text, bundled_folder)
@@ -1034,7 +1037,7 @@ def check_file(path: ContentPath) -> Document:
 def load_ruleset(path: ContentPath = "current") -> Ruleset:
     """A ruleset file, or a bundled ruleset by name: ``current``, ``legacy``, ``round-reset``,
     ``action-points``."""
-    loader, doc = _load(_source(path, RULESETS_DIR), "ruleset")
+    loader, doc = _load(_source(path, RULESETS_DIR, "ruleset"), "ruleset")
     ruleset = loader.ruleset_document(doc)
     loader.raise_problems()
     return ruleset
@@ -1042,7 +1045,7 @@ def load_ruleset(path: ContentPath = "current") -> Ruleset:
 
 def load_weapons(path: ContentPath) -> tuple[Weapon, ...]:
     """The weapons of a ``kind: weapons`` library file."""
-    loader, doc = _load(_source(path), "weapons")
+    loader, doc = _load(_source(path, kind="weapons"), "weapons")
     loader.check_local(doc)
     loader.raise_problems()
     assert isinstance(doc.model, WeaponsDocument)
@@ -1051,7 +1054,7 @@ def load_weapons(path: ContentPath) -> tuple[Weapon, ...]:
 
 def load_actions(path: ContentPath) -> tuple[ActionDef, ...]:
     """The actions of a ``kind: actions`` library file."""
-    loader, doc = _load(_source(path), "actions")
+    loader, doc = _load(_source(path, kind="actions"), "actions")
     loader.check_local(doc)
     loader.raise_problems()
     assert isinstance(doc.model, ActionsDocument)
@@ -1060,7 +1063,7 @@ def load_actions(path: ContentPath) -> tuple[ActionDef, ...]:
 
 def load_creature(path: ContentPath) -> CreatureDef:
     """A ``kind: creature`` file, its action and weapon names resolved from its own includes."""
-    loader, doc = _load(_source(path), "creature")
+    loader, doc = _load(_source(path, kind="creature"), "creature")
     creature = loader.creature_document(doc, None)
     loader.raise_problems()
     assert creature is not None
@@ -1075,7 +1078,7 @@ def load_encounter(path: ContentPath) -> EncounterDef:
     resources. In an ``action_points`` encounter the stat names are checked against the
     module's stat block and ranged weapons need their ranges.
     """
-    loader, doc = _load(_source(path, ENCOUNTERS_DIR), "encounter")
+    loader, doc = _load(_source(path, ENCOUNTERS_DIR, "encounter"), "encounter")
     return loader.encounter(doc)
 
 
@@ -1088,7 +1091,7 @@ def load_encounter_text(text: str, name: str = "<encounter>") -> EncounterDef:
 
 def encounter_policies(path: ContentPath) -> dict[str, str]:
     """The ``policies:`` of an encounter file (``{"pc": …, "npc": …}``), for simulators."""
-    _, doc = _load(_source(path, ENCOUNTERS_DIR), "encounter")
+    _, doc = _load(_source(path, ENCOUNTERS_DIR, "encounter"), "encounter")
     model = doc.model
     assert isinstance(model, EncounterDocument)
     if model.policies is None:

@@ -63,8 +63,12 @@ def resolve_creature(reference: str, *, base: Path | None = None) -> CreatureDef
         folder = base.parent if base.is_file() else base
         path = folder / path
     if not path.is_file():
+        stem = text.removesuffix(".yaml").removesuffix(".yml")
+        guess = suggest(stem, [e.name for e in bundled_creatures().values()])
+        hint = f" (did you mean {BUNDLED_PREFIX + guess!r}?)" if guess else ""
         raise ContentError(
-            f"no creature file {text!r} (looked for {path}); or name one of the {_bundled_list()}"
+            f"no creature file {text!r} (looked for {path}){hint}; or name one of the "
+            f"{_bundled_list()}"
         )
     return load_creature(path)
 
