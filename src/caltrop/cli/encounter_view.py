@@ -11,7 +11,7 @@ from rich.text import Text
 
 from caltrop.cli.points_view import points_state_table
 from caltrop.core.commands import Act, CallRoll, Command, EndEncounter, EndTurn, Pass
-from caltrop.core.model import ActionKind, Side
+from caltrop.core.model import ActionKind, Economy, Side
 from caltrop.dice.parse import parse
 from caltrop.dice.render import render_d4_math
 from caltrop.dice.roll import roll
@@ -46,7 +46,7 @@ def command_story(encounter: Encounter, command: Command, outcome: Outcome | Non
     """One line telling what a command did (for the play session and ``caltrop replay``)."""
     if outcome is not None:
         return outcome_text(outcome, {c.id: c.name for c in encounter.creatures})
-    if isinstance(command, Act) and encounter.module is not None:
+    if isinstance(command, Act) and encounter.definition.ruleset.economy is Economy.ACTION_POINTS:
         return f"{encounter.creature(command.actor).name}: {str(command).split(': ', 1)[1]}"
     if isinstance(command, Act):
         actor = encounter.creature(command.actor)
@@ -104,7 +104,7 @@ def _aspects(encounter: Encounter, i: int) -> str:
 
 def state_table(encounter: Encounter) -> Table:
     """Turn order with Health, resources, Aspect − Load and what each creature may still do."""
-    if encounter.module is not None:
+    if encounter.definition.ruleset.economy is Economy.ACTION_POINTS:
         return points_state_table(encounter)
     table = Table(
         title=f"{encounter.definition.name} — round {encounter.round}",

@@ -148,7 +148,7 @@ def spend(state: PointsState, pay: Payment) -> None:
 
 class ActionPointsEconomy:
     """The points of seed 004 behind the economy protocol (the rules of its actions are in
-    :mod:`caltrop.encounter.points`)."""
+    :mod:`caltrop.economy.points_actions`)."""
 
     name = "action_points"
 

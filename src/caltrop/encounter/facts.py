@@ -6,19 +6,16 @@ Cover is taken by the Take Cover reaction (R40); the others are set with :class:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from caltrop.core.commands import SetFact
+from caltrop.core.model import Economy
 from caltrop.economy.action_points import points
+from caltrop.economy.base import Table
 from caltrop.errors import IllegalActionError
 
-if TYPE_CHECKING:
-    from caltrop.encounter.state import Encounter
 
-
-def check_fact(enc: Encounter, fact: SetFact) -> None:
+def check_fact(enc: Table, fact: SetFact) -> None:
     """Raise unless ``fact`` can be set now (the module must be Action Points)."""
-    if enc.module is None:
+    if enc.definition.ruleset.economy is not Economy.ACTION_POINTS:
         raise IllegalActionError(
             "GM facts (prone, aware, sight, at) belong to the Action Point module"
         )
@@ -27,7 +24,7 @@ def check_fact(enc: Encounter, fact: SetFact) -> None:
         raise IllegalActionError(f"{fact.fact} is a fact about another creature")
 
 
-def apply_fact(enc: Encounter, fact: SetFact) -> None:
+def apply_fact(enc: Table, fact: SetFact) -> None:
     """Set ``fact``; a new position ends cover by and against the creature (R40)."""
     s = points(enc.resources[enc.index(fact.subject)])
     if fact.fact == "prone":

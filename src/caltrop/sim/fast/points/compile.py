@@ -31,8 +31,8 @@ from caltrop.core.model import (
 )
 from caltrop.dice.ast import Const, Dice, Expr
 from caltrop.economy.action_points import stat
-from caltrop.encounter.points import UNARMED, _melee_damage
-from caltrop.encounter.state import _find_aspect
+from caltrop.economy.points_actions import UNARMED, _melee_damage
+from caltrop.encounter.state import find_aspect as _find_aspect
 from caltrop.sim.fast.compile import FastPathError
 
 I64 = npt.NDArray[np.int64]

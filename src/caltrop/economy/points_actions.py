@@ -1,4 +1,4 @@
-"""The actions of the Action Point module (seed 004), played by the one encounter engine.
+"""The actions of the Action Point module (seed 004), plugged into the one encounter engine.
 
 The engine hands this module the commands, roll stages and reaction windows of an encounter whose
 ruleset names ``economy: action_points``; turns, the log, replay, undo, clone, chance points and
@@ -37,9 +37,9 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from caltrop.core.commands import Act, Command, Pass
+from caltrop.core.commands import Act, Command, EndTurn, Pass
 from caltrop.core.model import ActionDef, ActionKind, CreatureDef, Side, Weapon, WeaponKind
 from caltrop.core.pool import Advantage, net_advantage
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Term
@@ -52,11 +52,10 @@ from caltrop.economy.action_points import (
     spend,
     stat,
 )
-from caltrop.encounter.pending import PendingRoll, RollKind
+from caltrop.economy.base import Table
+from caltrop.economy.outcome import Outcome
+from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.errors import IllegalActionError, InvalidActionError
-
-if TYPE_CHECKING:
-    from caltrop.encounter.state import Encounter, Outcome
 
 #: R34 option: "Adjacent" means within 1.5 m.
 ADJACENT = 1.5
@@ -113,11 +112,11 @@ class PointsPlan:
         self.pay = pay
         self.extra = extra
 
-    def execute(self, enc: Encounter) -> Outcome | None:
+    def execute(self, enc: Table) -> Outcome | None:
         return PointsRules.execute(enc, self)
 
 
-def _state(enc: Encounter, i: int) -> PointsState:
+def _state(enc: Table, i: int) -> PointsState:
     return points(enc.resources[i])
 
 
@@ -127,8 +126,8 @@ class PointsRules:
     # -- validation -----------------------------------------------------------------------------
 
     @staticmethod
-    def plan(enc: Encounter, command: Act) -> PointsPlan:
-        i = enc._standing(command.actor)
+    def plan(enc: Table, command: Act) -> PointsPlan:
+        i = enc.standing(command.actor)
         creature = enc.creatures[i]
         verb = command.action
         if verb not in VERBS:
@@ -167,9 +166,7 @@ class PointsRules:
         return plan
 
     @staticmethod
-    def _pay(
-        enc: Encounter, i: int, command: Act, price: Price, on_turn: bool, what: str
-    ) -> Payment:
+    def _pay(enc: Table, i: int, command: Act, price: Price, on_turn: bool, what: str) -> Payment:
         state = _state(enc, i)
         if "careful" in command.flags:
             price = Price(price.points * 2, price.unit, price.stamina)  # R41
@@ -189,10 +186,10 @@ class PointsRules:
         return pay
 
     @staticmethod
-    def _target(enc: Encounter, command: Act, verb: str) -> int:
+    def _target(enc: Table, command: Act, verb: str) -> int:
         if len(command.targets) != 1:
             raise InvalidActionError(f"{verb} needs one target: '{command.actor}: {verb} TARGET'")
-        return enc._standing(command.targets[0])
+        return enc.standing(command.targets[0])
 
     @staticmethod
     def _no_extras(command: Act, verb: str, *, to: bool = False, targets: bool = False) -> None:
@@ -206,7 +203,7 @@ class PointsRules:
             raise InvalidActionError(f"{verb} takes no DC")
 
     @staticmethod
-    def _doubled(enc: Encounter, i: int, against: int | None) -> int:
+    def _doubled(enc: Table, i: int, against: int | None) -> int:
         """R42/R43: Attack, Block and Dodge cost double when grappled (against anyone but the
         grappler) and when targeted against the creature scaling this one."""
         state = _state(enc, i)
@@ -220,7 +217,7 @@ class PointsRules:
 
     @staticmethod
     def _destination(
-        enc: Encounter, i: int, command: Act, verb: str
+        enc: Table, i: int, command: Act, verb: str
     ) -> tuple[PointsState, CreatureDef, float]:
         """A move's or a leap's checked destination: the mover's position state, the mover,
         and the straight-line distance in metres to ``to X,Y`` (R34)."""
@@ -232,7 +229,7 @@ class PointsRules:
         return state, enc.creatures[i], d
 
     @staticmethod
-    def _plan_move(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_move(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         state, creature, d = PointsRules._destination(enc, i, command, "move")
         speed = PointsRules.travel_speed(enc, i)
         if d > 0 and speed <= 0:
@@ -246,7 +243,7 @@ class PointsRules:
         return PointsPlan("move", i, command, Price(steps), pay, distance=d)
 
     @staticmethod
-    def travel_speed(enc: Encounter, i: int) -> float:
+    def travel_speed(enc: Table, i: int) -> float:
         """R35 with R42: grappled creatures have speed 0; a grappler's speed is halved."""
         state = _state(enc, i)
         if state.grappled_by is not None:
@@ -258,7 +255,7 @@ class PointsRules:
         return speed
 
     @staticmethod
-    def _plan_leap(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_leap(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         state, creature, d = PointsRules._destination(enc, i, command, "leap")
         run_up = state.moved >= 2
         name = "Strength" if run_up else "Power"
@@ -275,7 +272,7 @@ class PointsRules:
         return PointsPlan("leap", i, command, price, pay, distance=d)
 
     @staticmethod
-    def _plan_hold(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_hold(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "hold")
         pay = PointsRules._pay(
             enc, i, command, Price(2), on_turn, "hold action (2 AP → 1 floating RP, R33)"
@@ -283,14 +280,14 @@ class PointsRules:
         return PointsPlan("hold", i, command, Price(2), pay)
 
     @staticmethod
-    def _plan_aim(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_aim(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "aim", targets=True)
         target = PointsRules._target(enc, command, "aim")
         pay = PointsRules._pay(enc, i, command, Price(1), on_turn, "aim (1 AP, R39)")
         return PointsPlan("aim", i, command, Price(1), pay, target=target)
 
     @staticmethod
-    def _equipped(enc: Encounter, i: int, names: tuple[str, ...], kind: WeaponKind) -> list[Weapon]:
+    def _equipped(enc: Table, i: int, names: tuple[str, ...], kind: WeaponKind) -> list[Weapon]:
         creature = enc.creatures[i]
         state = _state(enc, i)
         if not names:
@@ -320,7 +317,7 @@ class PointsRules:
         return out
 
     @staticmethod
-    def _plan_attack(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_attack(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "attack", targets=True)
         target = PointsRules._target(enc, command, "attack")
         creature = enc.creatures[i]
@@ -342,7 +339,7 @@ class PointsRules:
         return PointsPlan("attack", i, command, price, pay, target=target, weapons=tuple(weapons))
 
     @staticmethod
-    def _plan_shoot(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_shoot(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "shoot", targets=True)
         target = PointsRules._target(enc, command, "shoot")
         creature = enc.creatures[i]
@@ -365,16 +362,16 @@ class PointsRules:
         return PointsPlan("shoot", i, command, price, pay, target=target, weapons=(weapon,), dc=d)
 
     @staticmethod
-    def _plan_equip(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_equip(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         return PointsRules._plan_equip_or_stow(enc, i, command, on_turn, equip=True)
 
     @staticmethod
-    def _plan_stow(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_stow(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         return PointsRules._plan_equip_or_stow(enc, i, command, on_turn, equip=False)
 
     @staticmethod
     def _plan_equip_or_stow(
-        enc: Encounter, i: int, command: Act, on_turn: bool, *, equip: bool
+        enc: Table, i: int, command: Act, on_turn: bool, *, equip: bool
     ) -> PointsPlan:
         verb = "equip" if equip else "stow"
         if len(command.targets) != 1 or command.to is not None or command.weapons:
@@ -395,7 +392,7 @@ class PointsRules:
         return PointsPlan(verb, i, command, Price(ap), pay, weapon=weapon.name)
 
     @staticmethod
-    def _plan_stand(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_stand(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "stand")
         if not _state(enc, i).prone:
             raise IllegalActionError(f"{enc.creatures[i].name} is not prone (R44)")
@@ -403,7 +400,7 @@ class PointsRules:
         return PointsPlan("stand", i, command, Price(1), pay)
 
     @staticmethod
-    def _plan_breath(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_breath(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "breath")
         creature = enc.creatures[i]
         if _state(enc, i).stamina >= creature.stats.get("stamina", 0):
@@ -412,7 +409,7 @@ class PointsRules:
         return PointsPlan("breath", i, command, Price(1), pay)
 
     @staticmethod
-    def _plan_martial(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_martial(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "martial")
         if command.dc is None:
             raise InvalidActionError("a Martial Check needs the GM's DC: 'aria: martial dc 12'")
@@ -420,7 +417,7 @@ class PointsRules:
         return PointsPlan("martial", i, command, Price(3), pay)
 
     @staticmethod
-    def _plan_grapple(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_grapple(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "grapple", targets=True)
         target = PointsRules._target(enc, command, "grapple")
         if target == i:
@@ -438,7 +435,7 @@ class PointsRules:
         return PointsPlan("grapple", i, command, price, pay, target=target)
 
     @staticmethod
-    def _plan_scale(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_scale(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "scale", targets=True)
         price = Price(3, stamina=4)
         what = "scale (3 AP and 4 Stamina, R43)"
@@ -463,7 +460,7 @@ class PointsRules:
         return PointsPlan("scale", i, command, price, pay, target=target)
 
     @staticmethod
-    def _plan_escape(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_escape(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "escape")
         holder = _state(enc, i).grappled_by
         if holder is None:
@@ -475,7 +472,7 @@ class PointsRules:
         return PointsPlan("escape", i, command, price, pay, target=enc.index(holder))
 
     @staticmethod
-    def _plan_shake(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_shake(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "shake")
         me = enc.creatures[i].id
         scalers = [
@@ -491,7 +488,7 @@ class PointsRules:
 
     @staticmethod
     def _plan_reaction(
-        enc: Encounter, i: int, verb: str, command: Act, top: PendingRoll | None
+        enc: Table, i: int, verb: str, command: Act, top: PendingRoll | None
     ) -> PointsPlan:
         PointsRules._no_extras(command, verb)
         creature = enc.creatures[i]
@@ -560,7 +557,7 @@ class PointsRules:
     # -- legal actions --------------------------------------------------------------------------
 
     @staticmethod
-    def legal(enc: Encounter, i: int) -> Iterator[Command]:
+    def legal(enc: Table, i: int) -> Iterator[Command]:
         """A useful finite list of legal commands: positions are continuous, so moves toward each
         enemy (to adjacency, or as far as the AP allow) stand for every move."""
         creature = enc.creatures[i]
@@ -610,18 +607,18 @@ class PointsRules:
                 yield command
 
     @staticmethod
-    def reactors(enc: Encounter, top: PendingRoll) -> Iterator[int]:
+    def reactors(enc: Table, top: PendingRoll) -> Iterator[int]:
         """Who may still react to ``top``: the defender first, then its adjacent allies."""
         if top.kind is not RollKind.STAGE:
             return
         if top.stage == "defence":
             yield top.roller
-            yield from (j for j in enc._window_order(top) if j != top.roller)
+            yield from (j for j in enc.window_order(top) if j != top.roller)
         elif top.stage == "contest" and "opposed" not in top.context:
             yield int(top.context["opposer"])
 
     @staticmethod
-    def has_reaction(enc: Encounter, i: int, top: PendingRoll) -> bool:
+    def has_reaction(enc: Table, i: int, top: PendingRoll) -> bool:
         return any(isinstance(c, Act) for c in PointsRules.legal(enc, i))
 
     # -- execution ------------------------------------------------------------------------------
@@ -632,7 +629,7 @@ class PointsRules:
         state.aim_target = None
 
     @staticmethod
-    def execute(enc: Encounter, plan: PointsPlan) -> Outcome | None:
+    def execute(enc: Table, plan: PointsPlan) -> Outcome | None:
         i = plan.actor
         state = _state(enc, i)
         spend(state, plan.pay)
@@ -650,7 +647,7 @@ class PointsRules:
         return outcome
 
     @staticmethod
-    def _do_move(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_move(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         # R36 "traveled at least 2 meters right before the leap": consecutive moves add up (the
         # run-up is reset by any other action and at every turn start).
         state = _state(enc, plan.actor)
@@ -659,11 +656,11 @@ class PointsRules:
         state.moved = run_up + float(plan.extra["distance"])
 
     @staticmethod
-    def _do_leap(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_leap(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._relocate(enc, plan.actor, plan.command.to)
 
     @staticmethod
-    def _relocate(enc: Encounter, i: int, to: tuple[float, float] | None) -> None:
+    def _relocate(enc: Table, i: int, to: tuple[float, float] | None) -> None:
         """Move ``i`` (and whoever it grapples or carries, R42, R43); positions changed: cover
         against or by it ends (R40); aimers without line of sight to a creature that moved 1 m
         lose aim (R39)."""
@@ -693,36 +690,36 @@ class PointsRules:
                 PointsRules._lose_aim(s)
 
     @staticmethod
-    def _do_hold(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_hold(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         _state(enc, plan.actor).floating += 1
 
     @staticmethod
-    def _do_aim(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_aim(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.aim += 1
         state.aim_target = enc.creatures[plan.extra["target"]].id
 
     @staticmethod
-    def _do_equip(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_equip(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.equipped = (*state.equipped, plan.extra["weapon"])
 
     @staticmethod
-    def _do_stow(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_stow(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.equipped = tuple(w for w in state.equipped if w != plan.extra["weapon"])
 
     @staticmethod
-    def _do_stand(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_stand(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         _state(enc, plan.actor).prone = False
 
     @staticmethod
-    def _do_breath(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_breath(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.stamina = min(state.stamina + 1, enc.creatures[plan.actor].stats.get("stamina", 0))
 
     @staticmethod
-    def _push(enc: Encounter, roller: int, stage: str, **context: Any) -> None:
+    def _push(enc: Table, roller: int, stage: str, **context: Any) -> None:
         enc.pending.append(
             PendingRoll(
                 RollKind.STAGE,
@@ -734,7 +731,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_martial(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_martial(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._push(
             enc,
             plan.actor,
@@ -746,7 +743,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_attack(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_attack(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         weapons: tuple[Weapon, ...] = plan.extra["weapons"]
         PointsRules._push(
             enc,
@@ -767,7 +764,7 @@ class PointsRules:
         return {} if "stealth" in command.flags else {"reveals": True}
 
     @staticmethod
-    def _do_shoot(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_shoot(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         (weapon,) = plan.extra["weapons"]
         dc = int(plan.extra["dc"])
@@ -791,7 +788,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_grapple(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_grapple(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         target = int(plan.extra["target"])
         them = enc.creatures[target]
         # R42: opposed by the target's Strength or Agility, the target's choice: the higher.
@@ -814,7 +811,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_scale(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> Outcome | None:
+    def _do_scale(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> Outcome | None:
         target = plan.extra["target"]
         if target is None:
             return None  # R43: an obstacle, no check
@@ -835,15 +832,15 @@ class PointsRules:
         return None
 
     @staticmethod
-    def _do_escape(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_escape(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._push_escape(enc, plan, "escape")
 
     @staticmethod
-    def _do_shake(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_shake(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._push_escape(enc, plan, "shake")
 
     @staticmethod
-    def _push_escape(enc: Encounter, plan: PointsPlan, verb: str) -> None:
+    def _push_escape(enc: Table, plan: PointsPlan, verb: str) -> None:
         me = enc.creatures[plan.actor]
         stat_a = (
             "Strength"
@@ -865,22 +862,22 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_oppose(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_oppose(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["opposed"] = True
 
     @staticmethod
-    def _do_block(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_block(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["mode"] = "block"
 
     @staticmethod
-    def _do_dodge(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_dodge(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["mode"] = "dodge"
 
     @staticmethod
-    def _do_cover(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_cover(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["cover"] = True
         state = _state(enc, plan.actor)
@@ -889,12 +886,12 @@ class PointsRules:
             state.cover_from = (*state.cover_from, source)
 
     @staticmethod
-    def _do_assist(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_assist(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["assists"] = int(top.context.get("assists", 0)) + 1
 
     @staticmethod
-    def _queue_stealth(enc: Encounter, i: int, command: Act) -> None:
+    def _queue_stealth(enc: Table, i: int, command: Act) -> None:
         """R41: one Poise check per observer (each enemy aware of the field), pushed so that they
         resolve before the action's own rolls."""
         me = enc.creatures[i]
@@ -931,7 +928,7 @@ class PointsRules:
     # -- rolling --------------------------------------------------------------------------------
 
     @staticmethod
-    def expression(enc: Encounter, p: PendingRoll) -> Expr:
+    def expression(enc: Table, p: PendingRoll) -> Expr:
         ctx = p.context
         if p.stage == "damage":
             from caltrop.dice.parse import parse
@@ -960,10 +957,8 @@ class PointsRules:
 
     @staticmethod
     def resolve(
-        enc: Encounter, p: PendingRoll, expr: Expr, faces: tuple[int, ...], total: int
+        enc: Table, p: PendingRoll, expr: Expr, faces: tuple[int, ...], total: int
     ) -> Outcome:
-        from caltrop.encounter.state import Outcome
-
         ctx = p.context
         roller = enc.creatures[p.roller]
         verb = str(ctx["verb"])
@@ -1061,7 +1056,7 @@ class PointsRules:
         raise AssertionError(p.stage)  # pragma: no cover
 
     @staticmethod
-    def _set_unaware(enc: Encounter, observer: int, of: str, unaware: bool) -> None:
+    def _set_unaware(enc: Table, observer: int, of: str, unaware: bool) -> None:
         s = _state(enc, observer)
         if unaware and of not in s.unaware_of:
             s.unaware_of = (*s.unaware_of, of)
@@ -1069,7 +1064,7 @@ class PointsRules:
             s.unaware_of = tuple(x for x in s.unaware_of if x != of)
 
     @staticmethod
-    def _contest_result(enc: Encounter, ctx: dict[str, Any], success: bool) -> None:
+    def _contest_result(enc: Table, ctx: dict[str, Any], success: bool) -> None:
         verb = ctx["verb"]
         a, b = int(ctx["initiator"]), int(ctx["opposer"])
         if verb == "stealth":
@@ -1090,7 +1085,7 @@ class PointsRules:
 
     @staticmethod
     def _apply_damage(
-        enc: Encounter,
+        enc: Table,
         target: int,
         amount: int,
         _unused: object,
@@ -1099,8 +1094,6 @@ class PointsRules:
         note: str,
         raw: bool = False,
     ) -> Outcome:
-        from caltrop.encounter.state import Outcome
-
         creature = enc.creatures[target]
         dealt = amount if raw else max(0, amount - stat(creature, "resistance"))
         enc.health[target] = max(0, enc.health[target] - dealt)
@@ -1112,7 +1105,7 @@ class PointsRules:
         return Outcome(**base, target=creature.id, damage=dealt, downed=downed, note=note)
 
     @staticmethod
-    def _release(enc: Encounter, i: int) -> None:
+    def _release(enc: Table, i: int) -> None:
         """A creature that goes down holds nobody and is held by nobody: grapples (R42) and
         scaling (R43) by it or of it end (a down grappler cannot oppose, let alone hold)."""
         cid = enc.creatures[i].id
@@ -1127,7 +1120,7 @@ class PointsRules:
                 s.scaling = None
 
 
-def carried_weight(enc: Encounter, i: int) -> int:
+def carried_weight(enc: Table, i: int) -> int:
     """R43: "The scaling creature's weight is applied to target" — the weight of every
     standing creature scaling ``i`` (the rules text gives it no further effect yet)."""
     me = enc.creatures[i].id
@@ -1172,10 +1165,56 @@ def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
     return Expr(tuple(terms))
 
 
+class PointsActions:
+    """Seed 004's actions behind the engine's :class:`~caltrop.economy.base.Actions` interface."""
+
+    __slots__ = ()
+
+    def plan(self, enc: Table, command: Act) -> PointsPlan:
+        return PointsRules.plan(enc, command)
+
+    def legal(self, enc: Table, i: int) -> Iterator[Command]:
+        yield from PointsRules.legal(enc, i)
+        cid = enc.creatures[i].id
+        if not enc.pending and enc.turn_owner == cid:
+            yield EndTurn(cid)
+
+    def reactors(self, enc: Table, top: PendingRoll) -> Iterator[int]:
+        return PointsRules.reactors(enc, top)
+
+    def next_reactor(self, enc: Table, top: PendingRoll) -> int | None:
+        for i in PointsRules.reactors(enc, top):
+            if i not in top.passed and not enc.down[i] and PointsRules.has_reaction(enc, i, top):
+                return i
+        return None
+
+    def expression(self, enc: Table, p: PendingRoll) -> tuple[Expr, str]:
+        expr = PointsRules.expression(enc, p)
+        return expr, str(expr)
+
+    def resolve(
+        self, enc: Table, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
+    ) -> Outcome:
+        return PointsRules.resolve(enc, p, expr, faces, total)
+
+    def preview(self, enc: Table, command: Act) -> dict[str, Any]:
+        """What an action would cost and leave (R31–R33), without doing it."""
+        plan = PointsRules.plan(enc, command)
+        after = _state(enc, plan.actor).copy()
+        spend(after, plan.pay)
+        after.stamina -= plan.price.stamina
+        return {
+            "actor": enc.creatures[plan.actor].id,
+            "action": plan.verb,
+            "resources_after": after.as_dict(),
+        }
+
+
 __all__ = [
     "ADJACENT",
     "UNARMED",
     "VERBS",
+    "PointsActions",
     "PointsRules",
     "carried_weight",
     "distance",
