@@ -32,14 +32,19 @@ ENCOUNTER_FORMAT = "caltrop-encounter/1"
 
 
 def encounter_to_dict(encounter: EncounterDef) -> dict[str, Any]:
-    """The whole definition as JSON-able data with a deterministic key order."""
-    return {
+    """The whole definition as JSON-able data with a deterministic key order. ``reserves`` (the
+    creatures the GM may add by id, R48) is written only when there are some, so a definition
+    without them is written as before."""
+    out: dict[str, Any] = {
         "format": ENCOUNTER_FORMAT,
         "name": encounter.name,
         "description": encounter.description,
         "ruleset": ruleset_to_dict(encounter.ruleset),
         "participants": [creature_to_dict(c) for c in encounter.participants],
     }
+    if encounter.reserves:
+        out["reserves"] = [creature_to_dict(c) for c in encounter.reserves]
+    return out
 
 
 def encounter_from_dict(data: Mapping[str, Any]) -> EncounterDef:
@@ -51,12 +56,15 @@ def encounter_from_dict(data: Mapping[str, Any]) -> EncounterDef:
     ruleset = r.child("ruleset")
     assert ruleset is not None
     participants = tuple(read_creature(c) for c in r.items("participants"))
+    # A log written before reserves existed (R48) has none.
+    reserves = tuple(read_creature(c) for c in r.items("reserves")) if "reserves" in r.data else ()
     try:
         return EncounterDef(
             name=r.text("name"),
             ruleset=read_ruleset(ruleset),
             participants=participants,
             description=r.text("description", required=False),
+            reserves=reserves,
         )
     except ValueError as exc:
         if isinstance(exc, ContentError):
