@@ -40,7 +40,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from caltrop.core.commands import COORDINATE_LIMIT, Act, Command, EndTurn, Pass, SetFact
-from caltrop.core.model import ActionDef, ActionKind, CreatureDef, Side, Weapon, WeaponKind
+from caltrop.core.model import (
+    ActionDef,
+    ActionKind,
+    CreatureDef,
+    Halving,
+    OffTurn,
+    Side,
+    Weapon,
+    WeaponKind,
+)
 from caltrop.core.pool import Advantage, net_advantage
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Term
 from caltrop.economy.action_points import (
@@ -176,21 +185,31 @@ class PointsRules:
             raise IllegalActionError(
                 "initiative is being rolled; nobody acts until it is done (R30)"
             )
-        on_turn = top is None and enc.turn_owner == creature.id
+        mine = enc.turn_owner == creature.id
+        on_turn = top is None and mine
         if verb in REACTIONS:
             return PointsRules._plan_reaction(enc, i, verb, command, top)
-        if top is not None and (top.roller == i or verb not in ("escape", "shake")):
+        anytime = enc.definition.ruleset.off_turn_actions is OffTurn.ANY
+        if top is not None and (top.roller == i or not (anytime or verb in ("escape", "shake"))):
             raise IllegalActionError(
                 f"a roll is pending: only reactions ({', '.join(REACTIONS)}) or 'pass' now (R45)"
             )
-        # R32 lets any action be taken off-turn if it can be paid, "the GM judges whether the
-        # moment fits": the engine takes off-turn only reactions, escape and shake.
         if not on_turn and verb not in ("escape", "shake"):
             owner = enc.turn_owner
-            raise IllegalActionError(
-                f"it is {enc.creature(owner).name if owner else 'nobody'}'s turn; {verb} is taken on "
-                f"{creature.name}'s own turn (R32)"
-            )
+            whose = f"it is {enc.creature(owner).name if owner else 'nobody'}'s turn"
+            if not anytime:
+                # off_turn_actions: reactions — only reactions, escape and shake off-turn (R32)
+                raise IllegalActionError(
+                    f"{whose}; {verb} is taken on {creature.name}'s own turn "
+                    "(R32, off_turn_actions: reactions)"
+                )
+            if verb == "hold" and not mine:
+                raise IllegalActionError(
+                    f"{whose}; Hold Action turns AP into floating RP on one's own turn (R33)"
+                )
+            # R32 (off_turn_actions: any): any action it can pay for, at any moment, paid in RP
+            # and floating RP (2 RP per AP) — or in AP by the turn owner during a window
+            on_turn = mine
         planner: Any = getattr(PointsRules, f"_plan_{verb}")
         plan: PointsPlan = planner(enc, i, command, on_turn)
         return plan
@@ -329,6 +348,13 @@ class PointsRules:
                 known = ", ".join(w.name for w in fitting) or "none equipped"
                 raise InvalidActionError(f"which ranged weapon? add 'with WEAPON' ({known})")
             return fitting
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise IllegalActionError(
+                f"each weapon joins an attack once; {', '.join(twice)} is named twice (R38)"
+            )
+        if "unarmed" in names and len(names) > 1:
+            raise IllegalActionError("an unarmed attack is made alone, not with weapons (R38)")
         out: list[Weapon] = []
         for name in names:
             if name == "unarmed":
@@ -794,7 +820,11 @@ class PointsRules:
             verb="attack",
             attacker=plan.actor,
             target=plan.extra["target"],
-            damage=str(_melee_damage(enc.creatures[plan.actor], weapons)),
+            damage=str(
+                melee_damage(
+                    enc.creatures[plan.actor], weapons, enc.definition.ruleset.multi_weapon_halving
+                )
+            ),
             weapons="+".join(w.name for w in weapons),
             **PointsRules._reveals(plan.command),
         )
@@ -1195,15 +1225,26 @@ def melee_parts(weapons: tuple[Weapon, ...], power_mod: int) -> tuple[tuple[Term
     return tuple(dice_terms), constant
 
 
-def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
-    """R38: ceil(sum of the damage dice / 2) + modifiers; several weapons as one attack."""
-    dice_terms, constant = melee_parts(weapons, stat(creature, "power_mod"))
-    first = dice_terms[0].node if len(dice_terms) == 1 and dice_terms[0].sign > 0 else None
-    operand = first if isinstance(first, Dice | Group) else Group(Expr(tuple(dice_terms)))
-    halved = Div(operand, 2)
-    terms = [Term(1, halved)]
-    if constant:
-        terms.append(Term(1 if constant > 0 else -1, Const(abs(constant))))
+def melee_damage(
+    creature: CreatureDef, weapons: tuple[Weapon, ...], halving: Halving = Halving.TOGETHER
+) -> Expr:
+    """R38: ceil(sum of the damage dice / 2) + modifiers; several weapons as one attack, their
+    dice halved up together (``together``, "the rolled value is halved up") or each weapon's
+    dice halved up on its own, then summed (``each``). Constants and Power Mod come after."""
+    power_mod = stat(creature, "power_mod")
+    groups = [weapons] if halving is Halving.TOGETHER else [(w,) for w in weapons]
+    terms: list[Term] = []
+    constant = 0
+    for group in groups:
+        dice_terms, extra = melee_parts(group, power_mod)
+        constant += extra
+        if not dice_terms:
+            continue
+        first = dice_terms[0].node if len(dice_terms) == 1 and dice_terms[0].sign > 0 else None
+        operand = first if isinstance(first, Dice | Group) else Group(Expr(tuple(dice_terms)))
+        terms.append(Term(1, Div(operand, 2)))
+    if constant or not terms:
+        terms.append(Term(1 if constant >= 0 else -1, Const(abs(constant))))
     return Expr(tuple(terms))
 
 
@@ -1313,6 +1354,7 @@ __all__ = [
     "PointsRules",
     "carried_weight",
     "distance",
+    "melee_damage",
     "melee_parts",
 ]
 _ = (Advantage, Side, _act)

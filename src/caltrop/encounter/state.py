@@ -582,6 +582,11 @@ class Encounter:
 
     def _plan_act(self, command: Act) -> Plan:
         self._not_over()
+        advantages = command.advantages
+        if advantages and len(set(advantages)) < len(advantages):
+            raise InvalidActionError(
+                f"{command}: the same source twice adds nothing (R14, R47): name it once"
+            )
         return self.module.plan(self, command)
 
     def _plan_roll(self, command: RollDice | RollTotal) -> _RollPlan:
