@@ -323,7 +323,7 @@ class LoadActions:
             raise InvalidActionError(
                 f"{creature.name} has no action {command.action!r} (has: {known})"
             )
-        if command.flags or command.to is not None:
+        if command.flags or command.to is not None or command.toward:
             what = f"+{command.flags[0]}" if command.flags else "a position"
             raise InvalidActionError(f"{action.name} takes no {what} in the Action Load module")
         top = enc.pending[-1] if enc.pending else None

@@ -242,6 +242,8 @@ class PointsRules:
 
     @staticmethod
     def _no_extras(command: Act, verb: str, *, to: bool = False, targets: bool = False) -> None:
+        if command.toward and verb != "move":
+            raise InvalidActionError(f"{verb} takes no 'toward': only move does (R35)")
         if command.to is not None and not to:
             raise InvalidActionError(f"{verb} takes no position")
         if command.targets and not targets:
@@ -280,6 +282,8 @@ class PointsRules:
 
     @staticmethod
     def _plan_move(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        if command.toward:
+            command = PointsRules._toward(enc, i, command, on_turn)
         state, creature, d = PointsRules._destination(enc, i, command, "move")
         speed = PointsRules.travel_speed(enc, i)
         if d > 0 and speed <= 0:
@@ -290,7 +294,56 @@ class PointsRules:
             raise IllegalActionError(f"{creature.name} is already there (R35)")
         what = f"move {_m(round(d, 2))} ({steps} × {speed:g} m per AP, R35)"
         pay = PointsRules._pay(enc, i, command, Price(steps), on_turn, what)
-        return PointsPlan("move", i, command, Price(steps), pay, distance=d)
+        return PointsPlan("move", i, command, Price(steps), pay, distance=d, to=command.to)
+
+    @staticmethod
+    def _toward(enc: Table, i: int, command: Act, on_turn: bool) -> Act:
+        """R35 partial moves: ``move toward ID [N m]`` goes straight at a creature and stops
+        when adjacent (R34); ``move N m toward X,Y`` at most N m toward a point. Either goes as
+        far as the AP (or, off turn, the RP, R32) the mover can pay allow. The planned move is
+        the exact ``move to X,Y`` it comes to (rounded to the centimeter), checked like one."""
+        creature = enc.creatures[i]
+        me = _state(enc, i)
+        if (
+            command.weapons
+            or command.dc is not None
+            or (command.to is None) == (not command.targets)
+        ):
+            raise InvalidActionError("'move toward CREATURE [N m]' or 'move N m toward X,Y' (R35)")
+        if command.targets:
+            j = PointsRules._target(enc, command, "move toward")
+            if j == i:
+                raise IllegalActionError(f"{creature.name} cannot move toward itself")
+            them = _state(enc, j)
+            goal, stop = (them.x, them.y), ADJACENT - 0.05
+        else:
+            assert command.to is not None
+            goal, stop = command.to, 0.0
+        d = math.hypot(goal[0] - me.x, goal[1] - me.y)
+        speed = PointsRules.travel_speed(enc, i)
+        if speed <= 0:
+            reason = "grappled" if me.grappled_by else "travel speed 0"
+            raise IllegalActionError(f"{creature.name} cannot move: {reason} (R42)")
+        if "careful" in command.flags:
+            raise InvalidActionError(
+                "+careful doubles a fixed price: use 'move to X,Y +stealth +careful'"
+            )
+        can_pay = me.ap if on_turn else (me.rp + me.floating) // 2
+        travel = min(d - stop, can_pay * speed - 0.01)
+        if command.meters is not None:
+            travel = min(travel, command.meters)
+        if d - stop <= 0.005:
+            raise IllegalActionError(
+                f"{creature.name} is already {'adjacent' if command.targets else 'there'} (R34, R35)"
+            )
+        if travel < 0.01:
+            raise IllegalActionError(
+                f"{creature.name} cannot move: {me.ap if on_turn else me.rp + me.floating} "
+                f"{'AP' if on_turn else 'RP'} left, {speed:g} m per AP (R32, R35)"
+            )
+        f = travel / d
+        to = (round(me.x + (goal[0] - me.x) * f, 2), round(me.y + (goal[1] - me.y) * f, 2))
+        return Act(command.actor, "move", to=to, flags=command.flags, advantages=command.advantages)
 
     @staticmethod
     def travel_speed(enc: Table, i: int) -> float:
@@ -710,7 +763,7 @@ class PointsRules:
         # run-up is reset by any other action and at every turn start).
         state = _state(enc, plan.actor)
         run_up = state.moved
-        PointsRules._relocate(enc, plan.actor, plan.command.to)
+        PointsRules._relocate(enc, plan.actor, plan.extra["to"])
         state.moved = run_up + float(plan.extra["distance"])
 
     @staticmethod
