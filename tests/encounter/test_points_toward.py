@@ -76,3 +76,18 @@ def test_off_turn_a_partial_move_spends_the_rp_it_has() -> None:
     run(enc, "orc: move toward aria")
     assert st(enc, "orc").x == pytest.approx(18.01)
     assert pts(enc, "orc") == (0, 0, 0)
+
+
+def test_a_declined_defence_settles_without_a_roll_of_zero() -> None:
+    """R40 "No defence: damage − Resistance", R45: once the defender passes and nobody can
+    assist, the defence roll has no dice: ``settle`` rolls it (an ordinary logged ``roll``), so
+    the table never asks for a ``roll`` of ``0``."""
+    enc = begin(ap_creature("aria"), ap_npc("orc", at=(1, 0)))
+    run(enc, "aria: attack orc", "roll 8,7", "orc: pass")
+    assert str(enc.pending_expression()) == "0"
+    [outcome] = enc.settle()
+    assert outcome.damage is not None
+    assert not enc.pending
+    assert enc.settle() == []
+    assert enc.commands[-1] == parse_command("roll")
+    assert replayed(enc).to_json() == enc.to_json()
