@@ -126,10 +126,10 @@ def test_wrong_physical_dice_are_a_malformed_command() -> None:
     from caltrop.errors import DiceInputError
 
     assert issubclass(DiceInputError, InvalidActionError)
-    enc = begin(creature("a", finesse=3, weapons=()), npc("b"))
+    enc = begin(creature("a", finesse=3), npc("b"))
     run(enc, "a: strike b")
     before = enc.to_json()
-    for line in ("roll 1,2", "roll 1,2,9", "roll 0,1,1"):
+    for line in ("roll 1,2", "roll 1,2,3,9", "roll 0,1,1,1"):
         with pytest.raises(InvalidActionError):
             enc.apply(parse_command(line))
         assert enc.to_json() == before
