@@ -352,12 +352,11 @@ def _word(text: str, what: str, line: str) -> str:
 
 
 def _int(text: str, what: str, line: str) -> int:
-    try:
+    if re.fullmatch(r"[+-]?[0-9]{1,7}", text):
         return int(text)
-    except ValueError:
-        raise InvalidActionError(
-            f"{what} must be a whole number, not {text!r} in {line!r}"
-        ) from None
+    if re.fullmatch(r"[+-]?[0-9]+", text):
+        raise InvalidActionError(f"{what} must be a whole number of at most 7 digits")
+    raise InvalidActionError(f"{what} must be a whole number, not {text!r} in {line!r}")
 
 
 def _split_advantages(
@@ -383,6 +382,10 @@ def _split_advantages(
                         "time adds nothing (R14, R47)"
                     )
                 advantages.append(advantage)
+                if len(advantages) > MAX_ADVANTAGES:
+                    raise InvalidActionError(
+                        f"at most {MAX_ADVANTAGES} sources of advantage on one action"
+                    )
             else:
                 flags.add(kind)
         else:
@@ -390,8 +393,19 @@ def _split_advantages(
     return words, tuple(advantages), flags
 
 
+#: The longest command line, and the most advantages one command may carry.
+MAX_COMMAND = 2_000
+MAX_ADVANTAGES = 20
+
+
 def parse_command(line: str) -> Command:
     """Parse the text form of a command; raises :class:`InvalidActionError` saying what is wrong."""
+    if not isinstance(line, str):
+        raise InvalidActionError(f"a command is text, not {type(line).__name__}")
+    if len(line) > MAX_COMMAND:
+        raise InvalidActionError(f"a command is at most {MAX_COMMAND:,} characters")
+    if not line.isprintable() and any(ch not in " \t\r\n" and not ch.isprintable() for ch in line):
+        raise InvalidActionError("a command holds no control characters")
     text = " ".join(line.split())
     if not text:
         raise InvalidActionError("empty command")
