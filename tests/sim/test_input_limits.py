@@ -247,3 +247,39 @@ def test_dask_to_a_malformed_address_fails_with_one_line(address: str, fragment:
         ),
     )
     _one_line_refusal(result, fragment)
+
+
+_HUGE = "9" * 5000
+#: Hostile values per option: refused ones, or small enough that a run stays short (a valid
+#: ``--n 500000`` is a legitimate, long run, not a fuzzing target).
+_option_values = {
+    "--n": st.sampled_from(["0", "-1", "1000001", _HUGE, "x", "٣", "2"]),
+    "--workers": st.sampled_from(["0", "1000", _HUGE, "x", "1"]),
+    "--seed": st.one_of(st.integers(-5, 2**70).map(str), st.text(max_size=6)),
+    "--dask": st.sampled_from(
+        ["", "tcp://", "nonsense", "http://x:1", "tcp://127.0.0.1:1", "tcp://[::1:1", "\x00", _HUGE]
+    ),
+    "--variant": st.one_of(
+        st.text(max_size=16),
+        st.sampled_from(
+            ["goblin.aspects.Nope=3", "bron.aspects.might=2", "bron.health=" + _HUGE, "x:y=1"]
+        ),
+    ),
+}
+
+
+@st.composite
+def _sim_options(draw: st.DrawFn) -> list[str]:
+    names = draw(st.lists(st.sampled_from(sorted(_option_values)), max_size=2, unique=True))
+    return [a for name in names for a in (name, draw(_option_values[name]))]
+
+
+@fuzz(25)
+@given(_sim_options())
+def test_sim_ends_cleanly_on_any_options(args: list[str]) -> None:
+    result = within(30.0, lambda: run("sim", "orc-bridge", "--n", "2", "--workers", "1", *args))
+    assert result.exit_code in (0, 1, 2), result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
