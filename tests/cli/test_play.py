@@ -171,7 +171,7 @@ def test_physical_dice_show_die_by_die_and_bad_dice_change_nothing(tmp_path: Pat
         "5d4+1d8 needs 6 dice (5×d4, 1×d8); 3 entered",
         "die 5 of 6 is a d4 and shows 1 to 4, not 9",
         "die 6 of 6 is a d8 and shows 1 to 8, not 0",
-        "a die face must be a whole number, not 'x' in 'roll 3,1,4,4,2,x'",
+        "die 6 is 'x', not a whole number (e.g. 3,1,4)",
         "5d4+1d8 needs 6 dice (5×d4, 1×d8); 7 entered",
     ]
     declared, after_bad_dice, rolled = states(out)

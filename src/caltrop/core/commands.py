@@ -33,6 +33,7 @@ from typing import TypeAlias
 
 from caltrop.core.model import CreatureDef
 from caltrop.core.pool import Advantage
+from caltrop.dice.faces import parse_faces
 from caltrop.errors import InvalidActionError
 
 #: R34: coordinates are finite numbers within ±10,000 m.
@@ -487,8 +488,7 @@ def _parse_chance(text: str) -> Command:
     if word == "roll":
         if not rest:
             return RollDice()
-        faces = [f for f in re.split(r"[,\s]+", rest) if f]
-        return RollDice(tuple(_int(f, "a die face", text) for f in faces))
+        return RollDice(parse_faces(rest))  # R5: ASCII digits, at least one face
     if word == "total" and rest:
         return RollTotal(_int(rest, "a total", text))
     raise InvalidActionError(

@@ -52,6 +52,7 @@ from caltrop.core.model import (
 from caltrop.core.pool import Advantage
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
+from caltrop.dice.parse import check_limits
 from caltrop.dice.roll import EnteredDice, RngDice, roll, roll_faces
 from caltrop.economy import EconomyRules, Resources, economy_for
 from caltrop.economy.actions import actions_for
@@ -60,7 +61,7 @@ from caltrop.economy.outcome import Outcome, outcome_json
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.encounter import gm
 from caltrop.encounter.legal import LegalActions
-from caltrop.errors import CaltropError, IllegalActionError, InvalidActionError
+from caltrop.errors import CaltropError, DiceLimitError, IllegalActionError, InvalidActionError
 
 _PASS_ALL: Final = PassAll()
 
@@ -612,6 +613,10 @@ class Encounter:
         if not self.pending:
             raise IllegalActionError("no roll is pending")
         expr, text = self._pending_pool(self.pending[-1])
+        try:
+            check_limits(expr)  # a pool past the dice limits is refused before anything changes
+        except DiceLimitError as exc:
+            raise IllegalActionError(f"{text} cannot be rolled: {exc}") from None
         if isinstance(command, RollTotal):
             dist = distribution(expr)
             if dist.pmf_exact().get(command.total, 0) == 0:
