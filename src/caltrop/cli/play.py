@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from caltrop.cli.encounter_view import command_story, screen
+from caltrop.cli.line_editing import Prompt
 from caltrop.content import (
     bundled_encounters,
     default_encounter_path,
@@ -35,7 +36,8 @@ Commands (one per line):
   aria: end turn                                end the turn (early is fine, R18)
   gm: call aria Finesse dc 12 [+count-load]     a GM-called roll (R17)
   gm: end encounter                             stop here
-Session: help, legal [ID], undo [N], save [FILE], json, quit (or end of input)"""
+Session: help, legal [ID], undo [N], save [FILE], json, quit (or end of input)
+At a terminal: arrows edit the line, Up/Down walk the history, TAB completes ids and actions."""
 
 
 def write_log(path: Path, encounter: Encounter) -> None:
@@ -99,10 +101,17 @@ def _save(console: Console, path: Path, encounter: Encounter) -> bool:
 
 
 def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
+    with Prompt(console, lambda: encounter) as prompt:
+        _loop(encounter, console, log, prompt)
+    if log is not None and _save(console, log, encounter):
+        console.print(f"log saved to {log}", markup=False, highlight=False)
+
+
+def _loop(encounter: Encounter, console: Console, log: Path | None, prompt: Prompt) -> None:
     console.print(screen(encounter))
     while True:
         try:
-            line = console.input("[bold]> [/bold]").strip()
+            line = prompt.read().strip()
         except (EOFError, KeyboardInterrupt):
             console.print()
             break
@@ -163,8 +172,6 @@ def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
         console.print(screen(encounter))
         if encounter.current() == TERMINAL:
             console.print("('undo' takes the last command back; 'quit' ends the session)")
-    if log is not None and _save(console, log, encounter):
-        console.print(f"log saved to {log}", markup=False, highlight=False)
 
 
 def play(
