@@ -10,6 +10,7 @@ import os
 import pty
 import readline
 import select
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -117,6 +118,30 @@ def _read(fd: int, until: bytes, timeout: float = 60.0) -> bytes:
     return got
 
 
+def _after_prompt(fd: int, marker: bytes) -> bytes:
+    """Read past ``marker`` up to the next prompt (keys typed before it would reach the
+    terminal's line discipline, not readline)."""
+    got = _read(fd, marker)
+    at = got.find(marker)
+    while at != -1 and b"> " not in got[at:]:
+        more = _read(fd, b"> ", 60)
+        if not more:
+            break
+        got += more
+    return got
+
+
+def _finish(pid: int, fd: int) -> int:
+    """Read the session to its end and reap it: its exit status (killed if it hangs on)."""
+    _read(fd, b"\x00 never", 60)  # until the terminal closes (or a minute passes)
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if not done:
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status)
+
+
 def test_at_a_terminal_tab_completes_and_up_recalls_across_sessions(tmp_path: Path) -> None:
     history = tmp_path / "history"
     src = str(Path(__file__).resolve().parents[2] / "src")
@@ -128,7 +153,7 @@ def test_at_a_terminal_tab_completes_and_up_recalls_across_sessions(tmp_path: Pa
         pid, fd = pty.fork()
         if pid == 0:  # pragma: no cover - the child
             os.execve(sys.executable, [sys.executable, "-c", code], env)
-        _read(fd, b"> ")
+        _read(fd, b"> ", 180)
         return pid, fd
 
     pid, fd = session()
@@ -137,10 +162,9 @@ def test_at_a_terminal_tab_completes_and_up_recalls_across_sessions(tmp_path: Pa
     os.write(fd, b"en\t")
     assert b"end " in _read(fd, b"end ", 10)
     os.write(fd, b"\x15help\r")  # Ctrl-U clears the line
-    _read(fd, b"TAB completes")
+    assert b"TAB completes" in _after_prompt(fd, b"TAB completes")
     os.write(fd, b"quit\r")
-    os.waitpid(pid, 0)
-    os.close(fd)
+    assert _finish(pid, fd) == 0
     assert history.read_text(encoding="utf-8").splitlines()[-2:] == ["help", "quit"]
 
     pid, fd = session()
@@ -149,7 +173,6 @@ def test_at_a_terminal_tab_completes_and_up_recalls_across_sessions(tmp_path: Pa
     assert b"^[[A" not in echoed
     assert b"help" in echoed
     os.write(fd, b"\r")
-    assert b"TAB completes" in _read(fd, b"TAB completes")
-    os.write(fd, b"\x04")  # end of input
-    os.waitpid(pid, 0)
-    os.close(fd)
+    assert b"TAB completes" in _after_prompt(fd, b"TAB completes")
+    os.write(fd, b"\x04")  # end of input (at the prompt, where readline reads it)
+    assert _finish(pid, fd) == 0
