@@ -216,3 +216,60 @@ def test_the_hit_panel_shows_the_dc_and_the_favor_before_the_roll(
     for advantage in shot.advantages:
         assert str(advantage) in text
     assert pending.context["favor"] == favor  # the engine agrees with the rule
+
+
+def test_a_stealth_roll_shows_its_favor_sources() -> None:
+    """R41: "In the observer's line of sight: 2 Disfavor. Spending double AP on the action:
+    1 Favor"; an aware observer answers with an opposed Perception check (R4)."""
+    encounter = Encounter.begin(load_encounter("bridge-duel-ap"), 1)
+    while encounter.round == 0:
+        encounter.apply(RollDice())
+    actor = encounter.current()
+    encounter.apply(parse_command(f"{actor}: hold +stealth +careful +adv:shadows"))
+    pending = encounter.pending_roll
+    assert pending is not None
+    observer = encounter.creatures[int(pending.context["opposer"])]
+    me = encounter.creature(actor)
+    text = render(encounter, width=160)
+    assert f"must beat {observer.name}'s Perception roll (opposed, R4)" in text
+    assert (
+        f"Poise {me.aspects['Poise']}, no Favor: careful (double AP) +1, +adv:shadows +1, "
+        f"in {observer.name}'s line of sight −2"
+    ) in text
+    assert pending.context["favor"] == 1 + 1 - 2
+
+
+def test_a_stealth_check_against_an_unaware_observer_shows_its_dc() -> None:
+    """R41: "Poise check against the observer's Perception score"; out of its sight, no
+    Disfavor."""
+    encounter = Encounter.begin(load_encounter("bridge-duel-ap"), 1)
+    while encounter.round == 0:
+        encounter.apply(RollDice())
+    me = encounter.creature(encounter.current())
+    for other in encounter.creatures:
+        if other.side is not me.side:
+            encounter.apply(parse_command(f"gm: set {other.id} aware {me.id} off"))
+            encounter.apply(parse_command(f"gm: set {other.id} sight {me.id} off"))
+    encounter.apply(parse_command(f"{me.id}: hold +stealth"))
+    pending = encounter.pending_roll
+    assert pending is not None
+    assert pending.stage == "check"
+    them = encounter.creatures[int(pending.context["observer"])]
+    text = render(encounter, width=160)
+    dc = pending.context["dc"]
+    assert dc == them.aspects["Perception"] * (2 if them.stats.get("gifted_perception") else 1)
+    assert f"succeeds on DC {dc} or more ({them.name}'s Perception, R41)" in text
+    assert re.search(rf"Poise {me.aspects['Poise']}, no Favor *│", text)
+
+
+def test_the_compact_action_point_table_lists_conditions_under_it() -> None:
+    """At 80 columns the conditions leave the table for a line per creature (they never
+    squeeze the ids); a wide screen keeps its conditions column."""
+    encounter = Encounter.begin(load_encounter("warband-ap"), 1)
+    who = encounter.creatures[-1].id
+    encounter.apply(parse_command(f"gm: set {who} prone on"))
+    assert f"{who}: prone" in render(encounter).splitlines()
+    wide = render(encounter, width=250)
+    assert "conditions" in wide
+    (row,) = [line for line in wide.splitlines() if whole(who, line)]
+    assert "prone" in row

@@ -125,8 +125,14 @@ def roll_terms(encounter: Encounter, pending: PendingRoll) -> list[str]:
     terms = []
     if pending.stage == "hit":
         terms.append(f"hits on DC {ctx['dc']} or more (the distance in meters, R39)")
+    elif "dc" in ctx and stealth:
+        observer = encounter.creatures[int(ctx["observer"])]
+        terms.append(f"succeeds on DC {ctx['dc']} or more ({observer.name}'s Perception, R41)")
     elif "dc" in ctx:
         terms.append(f"succeeds on DC {ctx['dc']} or more")
+    elif pending.stage == "contest" and "opposer" in ctx:
+        opposer = encounter.creatures[int(ctx["opposer"])]
+        terms.append(f"must beat {opposer.name}'s {ctx.get('stat_b')} roll (opposed, R4)")
     # R39: a ranged attack is a Dexterity check; other checks name their stat in the context.
     stat_name = (
         ctx.get("stat") or ctx.get("stat_a") or ("Dexterity" if pending.stage == "hit" else None)
