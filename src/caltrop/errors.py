@@ -22,12 +22,16 @@ class DiceLimitError(CaltropError, ValueError):
     """A dice expression larger than Caltrop will evaluate (too many dice or sides)."""
 
 
-class DiceInputError(CaltropError, ValueError):
-    """Entered physical dice that do not fit the expression (wrong count or a face out of range)."""
-
-
 class InvalidActionError(CaltropError, ValueError):
     """A command that is malformed: unknown creature or action, bad syntax, wrong arguments."""
+
+
+class DiceInputError(InvalidActionError):
+    """Entered physical dice that do not fit the expression (wrong count or a face out of range).
+
+    A malformed ``roll 3,1,9`` command, so an :class:`InvalidActionError` (R5: the count and
+    every face are checked before anything changes).
+    """
 
 
 class IllegalActionError(CaltropError, ValueError):

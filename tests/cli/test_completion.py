@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from caltrop.cli.completion import GM_VERBS, SESSION, candidates
 from caltrop.content import bundled_encounters, load_encounter
+from caltrop.content.catalogue import bundled_creatures
 from caltrop.core.commands import Act, RollDice
+from caltrop.economy.points_actions import VERBS
 from caltrop.encounter import Encounter
-from caltrop.encounter.points import VERBS
 
 ENCOUNTERS = sorted(bundled_encounters())
 
@@ -197,3 +198,19 @@ def test_completion_never_fails_and_always_extends_the_last_word(name: str, text
     partial = text.split(" ")[-1]
     for word in candidates(encounter, text):
         assert word.startswith(partial)
+
+
+@pytest.mark.parametrize("name", ENCOUNTERS)
+def test_gm_add_offers_the_reserves_the_ids_and_the_bundled_creatures_of_the_module(
+    name: str,
+) -> None:
+    """R48: ``gm: add CREATURE``: a creature the encounter includes or uses, or a bundled one
+    of the same module (by name)."""
+    encounter = begin(name)
+    got = candidates(encounter, "gm: add ")
+    economy = encounter.definition.ruleset.economy.value
+    bundled = {n for n, f in bundled_creatures().items() if f.economy == economy}
+    assert {c.id for c in encounter.definition.reserves} <= set(got)
+    assert bundled <= set(got)
+    others = {n for n, f in bundled_creatures().items() if f.economy != economy}
+    assert not (others - bundled - {c.id for c in encounter.creatures}) & set(got)

@@ -3,17 +3,19 @@
 Pure: :func:`candidates` takes the encounter and the line up to the cursor and returns the words
 that complete its last (partial) word. The creature ids, their actions, targets, weapons and
 Aspects come from the encounter (its creatures, ``legal_actions``, the Action Point module's
-verbs); only the session commands and the GM's verbs (R17, R48) are fixed words of the tool.
+verbs, the bundled creatures a GM may add); only the session commands and the GM's verbs (R17,
+R48) are fixed words of the tool.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from caltrop.content.catalogue import bundled_creatures
 from caltrop.core.commands import FACTS, GM, Act
-from caltrop.core.model import CreatureDef
+from caltrop.core.model import CreatureDef, Economy
+from caltrop.economy.points_actions import VERBS as POINTS_VERBS
 from caltrop.encounter import Encounter
-from caltrop.encounter.points import VERBS as POINTS_VERBS
 
 #: The session's own commands (``help`` lists them).
 SESSION = ("help", "legal", "undo", "save", "json", "quit", "roll")
@@ -29,6 +31,11 @@ POINTS_FLAGS = ("+stealth", "+careful")
 def _matching(words: Iterable[str], partial: str) -> list[str]:
     """The distinct words that start with ``partial``, in their first order."""
     return [w for w in dict.fromkeys(words) if w.startswith(partial)]
+
+
+def _points(encounter: Encounter) -> bool:
+    """Whether the encounter plays the Action Point module (seed 004)."""
+    return encounter.definition.ruleset.economy is Economy.ACTION_POINTS
 
 
 def _ids(encounter: Encounter) -> list[str]:
@@ -71,7 +78,7 @@ def _verbs(encounter: Encounter, creature: CreatureDef) -> list[str]:
     """The creature's actions: its own (Action Load) or the module's (Action Points), then the
     ones ``legal_actions`` offers it now, then ``end turn`` and ``pass``."""
     own = [a.name for a in creature.actions]
-    if encounter.module is not None:
+    if _points(encounter):
         own += POINTS_VERBS
     legal = [c.action for c in encounter.legal_actions(creature.id) if isinstance(c, Act)]
     return [*legal, *own, "end", "pass"]
@@ -92,7 +99,7 @@ def _targets(encounter: Encounter, creature: CreatureDef, verb: str) -> list[str
 
 def _weapons(encounter: Encounter, creature: CreatureDef) -> list[str]:
     names = [w.name for w in creature.weapons]
-    return [*names, "unarmed"] if encounter.module is not None else names
+    return [*names, "unarmed"] if _points(encounter) else names
 
 
 def _creature_words(
@@ -114,10 +121,10 @@ def _creature_words(
         return []
     if args and args[-1] == "toward":
         return [i for i in _ids(encounter) if i != creature.id]
-    if encounter.module is not None and verb in ("equip", "stow") and not args:
+    if _points(encounter) and verb in ("equip", "stow") and not args:
         return _weapons(encounter, creature)
     words: list[str] = []
-    if encounter.module is None:
+    if not _points(encounter):
         action = creature.action(verb)
         if action is None:
             return []
@@ -169,8 +176,10 @@ def _gm_words(encounter: Encounter, rest: list[str], partial: str) -> list[str]:
         return ["dc", "+count-load", "+no-count-load"]
     if verb == "add":
         if not args:
-            reserves = [c.id for c in getattr(encounter.definition, "reserves", ())]
-            return [*reserves, *ids]
+            reserves = [c.id for c in encounter.definition.reserves]
+            economy = encounter.definition.ruleset.economy.value
+            bundled = [n for n, f in bundled_creatures().items() if f.economy == economy]
+            return [*reserves, *ids, *bundled]
         if args[-1] == "after":
             return ids
         if args[-1] == "by":
@@ -186,11 +195,11 @@ def _gm_words(encounter: Encounter, rest: list[str], partial: str) -> list[str]:
 def _set_words(encounter: Encounter, args: list[str]) -> list[str]:
     """``gm: set ID WHAT …``: the facts and numbers of the module (R34, R48), then on/off."""
     ids = _ids(encounter)
-    conditions = ["prone", *getattr(encounter.definition.ruleset, "conditions", ())]
+    conditions = ["prone", *encounter.definition.ruleset.conditions]
     if not args:
         return ids
     if len(args) == 1:
-        if encounter.module is not None:
+        if _points(encounter):
             return [*SET_POINTS, *conditions, *(f for f in FACTS if f != "prone")]
         return [*SET_LOAD, *conditions]
     what = args[1]

@@ -13,7 +13,7 @@ from rich.text import Text
 from caltrop.cli.fit import Fitted
 from caltrop.cli.points_view import points_state_table, roll_terms
 from caltrop.core.commands import Act, CallRoll, Command, EndEncounter, EndTurn, Pass
-from caltrop.core.model import ActionKind, Side
+from caltrop.core.model import ActionKind, Economy, Side
 from caltrop.core.pool import Revision
 from caltrop.dice.parse import parse
 from caltrop.dice.render import render_d4_math
@@ -49,7 +49,7 @@ def command_story(encounter: Encounter, command: Command, outcome: Outcome | Non
     """One line telling what a command did (for the play session and ``caltrop replay``)."""
     if outcome is not None:
         return outcome_text(outcome, {c.id: c.name for c in encounter.creatures})
-    if isinstance(command, Act) and encounter.module is not None:
+    if isinstance(command, Act) and encounter.definition.ruleset.economy is Economy.ACTION_POINTS:
         return f"{encounter.creature(command.actor).name}: {str(command).split(': ', 1)[1]}"
     if isinstance(command, Act):
         actor = encounter.creature(command.actor)
@@ -217,7 +217,7 @@ def _compact_table(encounter: Encounter) -> Table:
 def state_table(encounter: Encounter) -> RenderableType:
     """Turn order with Health, resources, Aspect − Load and what each creature may still do:
     the full table where it fits the terminal, the compact one where not."""
-    if encounter.module is not None:
+    if encounter.definition.ruleset.economy is Economy.ACTION_POINTS:
         return points_state_table(encounter)
     return Fitted(_full_table(encounter), _compact_table(encounter))
 

@@ -244,7 +244,7 @@ def replay(
     if as_json:
         typer.echo(encounter.to_json())
         return
-    story = Encounter.begin(encounter.definition, encounter.seed, header=encounter.header)
+    story = Encounter.begin(encounter.initial, encounter.seed, header=encounter.header)
     for n, command in enumerate(encounter.commands, start=1):
         outcome = story.apply(command)
         console.print(

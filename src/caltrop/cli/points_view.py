@@ -14,8 +14,8 @@ from caltrop.core.commands import Act
 from caltrop.core.model import Side
 from caltrop.core.pool import net_advantage
 from caltrop.economy.action_points import points, stat
+from caltrop.economy.points_actions import carried_weight
 from caltrop.encounter import Encounter, PendingRoll
-from caltrop.encounter.points import carried_weight
 
 
 def _conditions(encounter: Encounter, i: int) -> str:

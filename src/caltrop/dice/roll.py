@@ -7,7 +7,7 @@ to, so the log can record every die, not just totals. Caltrop never touches modu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Final, Protocol, TypeAlias
@@ -194,8 +194,6 @@ class Roll:
         return tuple(v for d in self.dice_rolls() for v in d.values)
 
     def __str__(self) -> str:
-        from caltrop.dice.render import render_plain
-
         return render_plain(self)
 
 
@@ -301,3 +299,37 @@ def roll(
         else EnteredDice(parsed, entered if entered is not None else ())
     )
     return _roll_expr(parsed, source)
+
+
+# -- the plain rendering (``str(roll)``) -------------------------------------------------------
+
+
+def plain_node(node: NodeRoll) -> str:
+    match node:
+        case DiceRoll(dice=d, values=values):
+            return f"{d} ({','.join(map(str, values))})"
+        case ConstRoll(const=c):
+            return str(c.value)
+        case GroupRoll(inner=inner):
+            return f"({plain_terms(inner)})"
+        case DivRoll(operand=operand, divisor=divisor):
+            return f"{plain_node(operand)}/{divisor}"
+    raise TypeError(node)  # pragma: no cover
+
+
+def plain_terms(roll: Roll, node_text: Callable[[NodeRoll], str] = plain_node) -> str:
+    """The terms of ``roll`` with their signs, each node as ``node_text`` writes it."""
+    out: list[str] = []
+    for i, term in enumerate(roll.terms):
+        text = node_text(term.node)
+        if term.sign < 0:
+            out.append(f"- {text}" if i else f"-{text}")
+        else:
+            out.append(f"+ {text}" if i else text)
+    return " ".join(out)
+
+
+def render_plain(roll: Roll) -> str:
+    """The plain rendering (also ``str(roll)``; :mod:`caltrop.dice.render` has the others):
+    ``5d4 (3,1,4,4,2) + 1d8 (7) = 21``: every die, by term, then the total."""
+    return f"{plain_terms(roll)} = {roll.total}"

@@ -31,8 +31,8 @@ from caltrop.core.model import (
 )
 from caltrop.dice.ast import Const, Dice, Expr
 from caltrop.economy.action_points import stat
-from caltrop.encounter.points import UNARMED, _melee_damage
-from caltrop.encounter.state import _find_aspect
+from caltrop.economy.points_actions import UNARMED, _melee_damage
+from caltrop.encounter.state import find_aspect as _find_aspect
 from caltrop.sim.fast.compile import FastPathError
 
 I64 = npt.NDArray[np.int64]
@@ -61,8 +61,8 @@ STOP = 1.0
 ) = range(15)
 C_COLUMNS = 15
 # creature table columns (float)
-F_X, F_Y, F_SPEED, F_STOP = range(4)
-F_COLUMNS = 4
+F_X, F_Y, F_SPEED, F_STOP, F_SPACING = range(5)
+F_COLUMNS = 5
 # ranged weapon table columns
 W_AP, W_CLOSE, W_FAR, W_T0, W_T1, W_CONST = range(6)
 W_COLUMNS = 6
@@ -189,6 +189,7 @@ def compile_points(definition: EncounterDef) -> CompiledPoints:
                 float(stat(creature, "y")),
                 float(stat(creature, "travel_speed")),
                 max(stop, STOP),
+                float(definition.ruleset.min_spacing),  # R34: a move ends this far from others
             ]
         )
 
