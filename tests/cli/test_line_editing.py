@@ -162,7 +162,7 @@ def test_at_a_terminal_tab_completes_and_up_recalls_across_sessions(tmp_path: Pa
     os.write(fd, b"en\t")
     assert b"end " in _read(fd, b"end ", 10)
     os.write(fd, b"\x15help\r")  # Ctrl-U clears the line
-    assert b"TAB completes" in _after_prompt(fd, b"TAB completes")
+    assert b"TAB completes" in _after_prompt(fd, b"TAB completes.")
     os.write(fd, b"quit\r")
     assert _finish(pid, fd) == 0
     assert history.read_text(encoding="utf-8").splitlines()[-2:] == ["help", "quit"]
@@ -173,6 +173,6 @@ def test_at_a_terminal_tab_completes_and_up_recalls_across_sessions(tmp_path: Pa
     assert b"^[[A" not in echoed
     assert b"help" in echoed
     os.write(fd, b"\r")
-    assert b"TAB completes" in _after_prompt(fd, b"TAB completes")
+    assert b"TAB completes" in _after_prompt(fd, b"TAB completes.")
     os.write(fd, b"\x04")  # end of input (at the prompt, where readline reads it)
     assert _finish(pid, fd) == 0

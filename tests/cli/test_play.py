@@ -624,3 +624,12 @@ def test_readme_action_point_walkthrough_plays_without_refusal() -> None:
     assert "3 damage to Brakka (block 5 (dice 3 + Resistance 2))" in out
     assert "4 damage to Brakka (no defence: Resistance 2)" in out
     assert "vs DC 18: success (hit)" in out
+
+
+def test_help_fits_an_80_column_terminal() -> None:
+    out = play("orc-bridge", "--seed", "1", lines=["help"], columns=80).stdout
+    shown = out[out.index("Commands (one per line):") :].splitlines()
+    assert len(shown) >= 15
+    assert all(len(line) < 80 for line in shown)
+    assert "gm: pass all" in out
+    assert "TAB completes" in out

@@ -27,17 +27,21 @@ from caltrop.errors import CaltropError
 
 HELP = """\
 Commands (one per line):
-  aria: strike goblin-1 with dagger +adv:torch  declare an action (advantage with a source key)
-  aria: pick-lock dc 12                         a check against a DC
-  bron: hinder                                  a team action on the pending roll (R15)
-  bron: pass                                    decline to react to the pending roll
-  roll                                          roll the pending roll with the seeded RNG
-  roll 3,1,4,4,2,7                              enter physical dice instead
-  aria: end turn                                end the turn (early is fine, R18)
-  gm: call aria Finesse dc 12 [+count-load]     a GM-called roll (R17)
-  gm: end encounter                             stop here
+  aria: strike goblin-1 with dagger +adv:torch  an action, advantage from torch
+  aria: pick-lock dc 12                 a check against a DC
+  bron: hinder                          a team action on the pending roll (R15)
+  bron: pass                            decline to react to the pending roll
+  roll                                  roll the pending roll (the seeded RNG)
+  roll 3,1,4,4,2,7                      enter physical dice instead
+  aria: end turn                        end the turn (early is fine, R18)
+GM (R17, R48):
+  gm: call aria Finesse dc 12 [+count-load]    a GM-called roll
+  gm: damage aria 3 | gm: heal aria 3          change Health
+  gm: set aria load 2 | gm: set aria prone on  set a number or a condition
+  gm: add goblin [as ID] [after ID | by initiative]   reinforcements
+  gm: remove ID | gm: order ID,ID,… | gm: pass all | gm: end encounter
 Session: help, legal [ID], undo [N], save [FILE], json, quit (or end of input)
-At a terminal: arrows edit the line, Up/Down walk the history, TAB completes ids and actions."""
+At a terminal: arrows edit, Up/Down recall earlier lines, TAB completes."""
 
 
 def write_log(path: Path, encounter: Encounter) -> None:
