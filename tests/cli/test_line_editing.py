@@ -38,7 +38,9 @@ def test_the_history_file_is_in_the_user_data_dir_unless_caltrop_history_says(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv(HISTORY_ENV, raising=False)
-    assert history_path() == platformdirs.user_data_path("caltrop") / "play_history"
+    assert (
+        history_path() == platformdirs.user_data_path("caltrop", appauthor=False) / "play_history"
+    )
     monkeypatch.setenv(HISTORY_ENV, str(tmp_path / "h"))
     assert history_path() == tmp_path / "h"
 

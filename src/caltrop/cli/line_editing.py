@@ -32,7 +32,7 @@ def history_path() -> Path:
     override = os.environ.get(HISTORY_ENV)
     if override:
         return Path(override).expanduser()
-    return platformdirs.user_data_path("caltrop") / "play_history"
+    return platformdirs.user_data_path("caltrop", appauthor=False) / "play_history"
 
 
 def _readline() -> ModuleType | None:
