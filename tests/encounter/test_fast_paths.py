@@ -21,6 +21,7 @@ import pytest
 from caltrop.content import load_encounter
 from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, PassAll, RollDice
 from caltrop.core.model import ActionDef, ActionKind, EncounterDef
+from caltrop.economy.action_load import LoadState
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
 from tests.encounter.builders import (
     ACTION_LOAD_RULESETS,
@@ -38,18 +39,23 @@ def _grant_fits(enc: Encounter, i: int, action: ActionDef, other: int) -> bool:
     if grant is None:
         return False
     same = enc.creatures[i].side is enc.creatures[other].side
-    return same if grant.to == "ally" else not same
+    return (same and i != other) if grant.to == "ally" else not same  # R47: allies are others
 
 
 def _candidates(
     enc: Encounter, i: int, action: ActionDef, top: PendingRoll | None
 ) -> Iterator[Command]:
     creature = enc.creatures[i]
-    if not enc.economy.allows(creature, enc.resources[i], action, on_turn=top is None):
+    # R46: the gate sees the Load plus the costs of i's own declared actions still pending
+    owed = sum(p.action.cost for p in enc.pending if p.roller == i and p.action is not None)
+    resources = LoadState(enc.resources[i].as_dict()["load"] + owed)
+    if not enc.economy.allows(creature, resources, action, on_turn=top is None):
         return
     if action.kind is ActionKind.TEAM:
         assert top is not None
-        if _grant_fits(enc, i, action, top.roller):
+        # R47: one creature applies a source key to one roll once
+        applied = {creature.action(name).source_key for h, name in top.helpers if h == i}  # type: ignore[union-attr]
+        if _grant_fits(enc, i, action, top.roller) and action.source_key not in applied:
             yield Act(creature.id, action.name)
         return
     if action.kind is ActionKind.CHECK:

@@ -118,3 +118,18 @@ def test_team_actions_still_help_an_ally_and_hinder_a_foe() -> None:
     run(enc, "a: strike g")
     assert Act("b", "help") in enc.legal_actions("b")
     assert Act("g", "trip") in enc.legal_actions("g")
+
+
+def test_wrong_physical_dice_are_a_malformed_command() -> None:
+    """R5: entered dice are checked (count and faces) before anything changes; the refusal is an
+    :class:`InvalidActionError` like every malformed command (``DiceInputError`` is one)."""
+    from caltrop.errors import DiceInputError
+
+    assert issubclass(DiceInputError, InvalidActionError)
+    enc = begin(creature("a", finesse=3), npc("b"))
+    run(enc, "a: strike b")
+    before = enc.to_json()
+    for line in ("roll 1,2", "roll 1,2,3,9", "roll 0,1,1,1"):
+        with pytest.raises(InvalidActionError):
+            enc.apply(parse_command(line))
+        assert enc.to_json() == before

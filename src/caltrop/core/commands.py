@@ -57,8 +57,14 @@ class Act:
     advantages: tuple[Advantage, ...] = ()
     to: tuple[float, float] | None = None
     flags: tuple[str, ...] = ()
+    #: ``move toward ID`` / ``move N m toward X,Y`` (R35): a partial move along the line
+    toward: bool = False
+    #: at most this many meters (``4 m``), with ``toward``
+    meters: float | None = None
 
     def __str__(self) -> str:
+        if self.toward:
+            return self._toward_text()
         parts = [f"{self.actor}: {self.action}", *self.targets]
         if self.weapons:
             parts += ["with", "+".join(self.weapons)]
@@ -66,6 +72,16 @@ class Act:
             parts += ["dc", str(self.dc)]
         if self.to is not None:
             parts += ["to", f"{_num(self.to[0])},{_num(self.to[1])}"]
+        parts += [f"+{f}" for f in self.flags]
+        return " ".join(parts) + _advantages_text(self.advantages)
+
+    def _toward_text(self) -> str:
+        parts = [f"{self.actor}: {self.action}"]
+        far = [f"{_num(self.meters)} m"] if self.meters is not None else []
+        if self.to is not None:
+            parts += [*far, "toward", f"{_num(self.to[0])},{_num(self.to[1])}"]
+        else:
+            parts += ["toward", *self.targets, *far]
         parts += [f"+{f}" for f in self.flags]
         return " ".join(parts) + _advantages_text(self.advantages)
 
@@ -336,12 +352,11 @@ def _word(text: str, what: str, line: str) -> str:
 
 
 def _int(text: str, what: str, line: str) -> int:
-    try:
+    if re.fullmatch(r"[+-]?[0-9]{1,7}", text):
         return int(text)
-    except ValueError:
-        raise InvalidActionError(
-            f"{what} must be a whole number, not {text!r} in {line!r}"
-        ) from None
+    if re.fullmatch(r"[+-]?[0-9]+", text):
+        raise InvalidActionError(f"{what} must be a whole number of at most 7 digits")
+    raise InvalidActionError(f"{what} must be a whole number, not {text!r} in {line!r}")
 
 
 def _split_advantages(
@@ -367,6 +382,10 @@ def _split_advantages(
                         "time adds nothing (R14, R47)"
                     )
                 advantages.append(advantage)
+                if len(advantages) > MAX_ADVANTAGES:
+                    raise InvalidActionError(
+                        f"at most {MAX_ADVANTAGES} sources of advantage on one action"
+                    )
             else:
                 flags.add(kind)
         else:
@@ -374,8 +393,19 @@ def _split_advantages(
     return words, tuple(advantages), flags
 
 
+#: The longest command line, and the most advantages one command may carry.
+MAX_COMMAND = 2_000
+MAX_ADVANTAGES = 20
+
+
 def parse_command(line: str) -> Command:
     """Parse the text form of a command; raises :class:`InvalidActionError` saying what is wrong."""
+    if not isinstance(line, str):
+        raise InvalidActionError(f"a command is text, not {type(line).__name__}")
+    if len(line) > MAX_COMMAND:
+        raise InvalidActionError(f"a command is at most {MAX_COMMAND:,} characters")
+    if not line.isprintable() and any(ch not in " \t\r\n" and not ch.isprintable() for ch in line):
+        raise InvalidActionError("a command holds no control characters")
     text = " ".join(line.split())
     if not text:
         raise InvalidActionError("empty command")
@@ -404,10 +434,22 @@ def parse_command(line: str) -> Command:
     weapons: tuple[str, ...] = ()
     dc: int | None = None
     to: tuple[float, float] | None = None
+    toward = False
+    meters: float | None = None
     i = 1
     while i < len(words):
         word = words[i]
-        if word == "to" and i + 1 < len(words):
+        if word == "toward" and i + 1 < len(words) and not toward and to is None:
+            toward = True
+            if "," in words[i + 1]:
+                to = _point(words[i + 1], line)
+            else:
+                targets.append(_word(words[i + 1], "a target", line))
+            i += 2
+        elif words[i + 1 : i + 2] == ["m"] and _is_number(word) and meters is None:
+            meters = _meters(word, line)
+            i += 2
+        elif word == "to" and i + 1 < len(words):
             to = _point(words[i + 1], line)
             i += 2
         elif word == "with" and i + 1 < len(words):
@@ -419,7 +461,20 @@ def parse_command(line: str) -> Command:
         else:
             targets.append(_word(word, "a target", line))
             i += 1
-    return Act(actor, action, tuple(targets), weapons, dc, advantages, to, flags)
+    if meters is not None and not toward:
+        raise InvalidActionError(f"{line!r}: a distance goes with 'toward' (move 4 m toward X,Y)")
+    return Act(actor, action, tuple(targets), weapons, dc, advantages, to, flags, toward, meters)
+
+
+def _is_number(text: str) -> bool:
+    return bool(re.fullmatch(r"[0-9]+(\.[0-9]+)?", text))
+
+
+def _meters(text: str, line: str) -> float:
+    value = float(text)
+    if not 0 < value <= COORDINATE_LIMIT:
+        raise InvalidActionError(f"{line!r}: a distance is more than 0 and at most 10,000 m")
+    return value
 
 
 def _ordered_flags(tokens: list[str]) -> list[str]:

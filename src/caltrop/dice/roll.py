@@ -15,8 +15,8 @@ from typing import Final, Protocol, TypeAlias
 import numpy as np
 
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Node, Sign
-from caltrop.dice.parse import parse
-from caltrop.errors import DiceInputError
+from caltrop.dice.parse import check_limits, parse
+from caltrop.errors import DiceInputError, DiceTypeError
 
 
 class DiceSource(Protocol):
@@ -87,6 +87,7 @@ class EnteredDice:
     __slots__ = ("_next", "_values")
 
     def __init__(self, expr: Expr, values: Sequence[int]) -> None:
+        check_limits(expr)  # before dice_slots(): never a tuple of a billion slots
         slots = expr.dice_slots()
         if len(values) != len(slots):
             raise DiceInputError(
@@ -239,6 +240,7 @@ def _plain(expr: Expr) -> tuple[Expr, tuple[tuple[int, int, int], ...] | None, i
     known = _PLAIN.get(id(expr))
     if known is not None and known[0] is expr:
         return known
+    check_limits(expr)  # once per expression: the dice layer never rolls past its limits
     dice: list[tuple[int, int, int]] | None = []
     const = 0
     for term in expr.terms:
@@ -288,11 +290,20 @@ def roll(
     """Roll ``expr`` with ``rng``, or take the faces of physical dice from ``entered`` (R5).
 
     Exactly one of ``rng`` and ``entered`` must be given. Entered faces are validated (count and
-    range) before anything is rolled, and raise :class:`DiceInputError` with the reason.
+    range) before anything is rolled, and raise :class:`DiceInputError` with the reason. An
+    expression past the limits of :func:`~caltrop.dice.parse.check_limits` (a pool of a billion
+    dice built from content, say) raises :class:`~caltrop.errors.DiceLimitError` before any die.
     """
-    parsed = parse(expr) if isinstance(expr, str) else expr
     if (rng is None) == (entered is None):
         raise TypeError("roll() needs exactly one of rng= or entered=")
+    if isinstance(expr, str):
+        parsed = parse(expr)
+    elif not isinstance(expr, Expr):
+        raise DiceTypeError(f"a dice expression is text or an Expr, not {type(expr).__name__}")
+    else:
+        parsed = expr
+        if rng is not None:  # EnteredDice checks the limits itself
+            check_limits(parsed)
     source: DiceSource = (
         RngDice(rng)
         if rng is not None

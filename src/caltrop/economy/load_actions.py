@@ -307,6 +307,7 @@ class LoadActions:
             elif target is not None and enc.down[target]:
                 raise IllegalActionError(f"{enc.creatures[target].name} is down")
             self._check_gate(enc, i, creature, action, on_turn=top is None)
+            self._check_once(enc, i, action, top)
             return _ActPlan(command, i, action, target, weapon, dc, top is None)
         plan = self._plan_first(enc, command)
         self.tables.remember_act(plan)
@@ -322,7 +323,7 @@ class LoadActions:
             raise InvalidActionError(
                 f"{creature.name} has no action {command.action!r} (has: {known})"
             )
-        if command.flags or command.to is not None:
+        if command.flags or command.to is not None or command.toward:
             what = f"+{command.flags[0]}" if command.flags else "a position"
             raise InvalidActionError(f"{action.name} takes no {what} in the Action Load module")
         top = enc.pending[-1] if enc.pending else None
@@ -370,6 +371,7 @@ class LoadActions:
         if action.aspect not in creature.aspects:
             raise IllegalActionError(f"{creature.name} has no Aspect {action.aspect}")
         self._check_gate(enc, i, creature, action, on_turn=on_turn)
+        self._check_once(enc, i, action, top)
         return _ActPlan(command, i, action, target, weapon, dc, on_turn)
 
     @staticmethod
@@ -402,8 +404,7 @@ class LoadActions:
     def _check_team(
         self, enc: Table, i: int, command: Act, action: ActionDef, top: PendingRoll
     ) -> None:
-        """A team action acts on the pending roll: an ally's if it helps, a foe's if it hinders;
-        R47: a creature applies one source key to one roll once ("adds nothing" a second time)."""
+        """A team action acts on the pending roll: an ally's if it helps, a foe's if it hinders."""
         roller = enc.creatures[top.roller]
         if command.targets and command.targets != (roller.id,):
             raise IllegalActionError(
@@ -413,7 +414,10 @@ class LoadActions:
             assert action.grant is not None
             who = "an ally's" if action.grant.to == "ally" else "an opponent's"
             raise IllegalActionError(f"{action.name} works on {who} roll; {roller.name} is not one")
-        if self._applied(i, action, top):
+
+    def _check_once(self, enc: Table, i: int, action: ActionDef, top: PendingRoll | None) -> None:
+        """R47: a creature applies one source key to one roll once ("adds nothing" again)."""
+        if top is not None and action.kind is ActionKind.TEAM and self._applied(i, action, top):
             raise IllegalActionError(
                 f"{enc.creatures[i].name} has already applied {action.source_key} to this roll: "
                 "a second time adds nothing (R47)"

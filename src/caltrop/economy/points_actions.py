@@ -40,7 +40,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from caltrop.core.commands import COORDINATE_LIMIT, Act, Command, EndTurn, Pass, SetFact
-from caltrop.core.model import ActionDef, ActionKind, CreatureDef, Side, Weapon, WeaponKind
+from caltrop.core.model import (
+    ActionDef,
+    ActionKind,
+    CreatureDef,
+    Halving,
+    OffTurn,
+    Side,
+    Weapon,
+    WeaponKind,
+)
 from caltrop.core.pool import Advantage, net_advantage
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Term
 from caltrop.economy.action_points import (
@@ -176,21 +185,31 @@ class PointsRules:
             raise IllegalActionError(
                 "initiative is being rolled; nobody acts until it is done (R30)"
             )
-        on_turn = top is None and enc.turn_owner == creature.id
+        mine = enc.turn_owner == creature.id
+        on_turn = top is None and mine
         if verb in REACTIONS:
             return PointsRules._plan_reaction(enc, i, verb, command, top)
-        if top is not None and (top.roller == i or verb not in ("escape", "shake")):
+        anytime = enc.definition.ruleset.off_turn_actions is OffTurn.ANY
+        if top is not None and (top.roller == i or not (anytime or verb in ("escape", "shake"))):
             raise IllegalActionError(
                 f"a roll is pending: only reactions ({', '.join(REACTIONS)}) or 'pass' now (R45)"
             )
-        # R32 lets any action be taken off-turn if it can be paid, "the GM judges whether the
-        # moment fits": the engine takes off-turn only reactions, escape and shake.
         if not on_turn and verb not in ("escape", "shake"):
             owner = enc.turn_owner
-            raise IllegalActionError(
-                f"it is {enc.creature(owner).name if owner else 'nobody'}'s turn; {verb} is taken on "
-                f"{creature.name}'s own turn (R32)"
-            )
+            whose = f"it is {enc.creature(owner).name if owner else 'nobody'}'s turn"
+            if not anytime:
+                # off_turn_actions: reactions — only reactions, escape and shake off-turn (R32)
+                raise IllegalActionError(
+                    f"{whose}; {verb} is taken on {creature.name}'s own turn "
+                    "(R32, off_turn_actions: reactions)"
+                )
+            if verb == "hold" and not mine:
+                raise IllegalActionError(
+                    f"{whose}; Hold Action turns AP into floating RP on one's own turn (R33)"
+                )
+            # R32 (off_turn_actions: any): any action it can pay for, at any moment, paid in RP
+            # and floating RP (2 RP per AP) — or in AP by the turn owner during a window
+            on_turn = mine
         planner: Any = getattr(PointsRules, f"_plan_{verb}")
         plan: PointsPlan = planner(enc, i, command, on_turn)
         return plan
@@ -223,6 +242,8 @@ class PointsRules:
 
     @staticmethod
     def _no_extras(command: Act, verb: str, *, to: bool = False, targets: bool = False) -> None:
+        if command.toward and verb != "move":
+            raise InvalidActionError(f"{verb} takes no 'toward': only move does (R35)")
         if command.to is not None and not to:
             raise InvalidActionError(f"{verb} takes no position")
         if command.targets and not targets:
@@ -261,6 +282,8 @@ class PointsRules:
 
     @staticmethod
     def _plan_move(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        if command.toward:
+            command = PointsRules._toward(enc, i, command, on_turn)
         state, creature, d = PointsRules._destination(enc, i, command, "move")
         speed = PointsRules.travel_speed(enc, i)
         if d > 0 and speed <= 0:
@@ -271,7 +294,56 @@ class PointsRules:
             raise IllegalActionError(f"{creature.name} is already there (R35)")
         what = f"move {_m(round(d, 2))} ({steps} × {speed:g} m per AP, R35)"
         pay = PointsRules._pay(enc, i, command, Price(steps), on_turn, what)
-        return PointsPlan("move", i, command, Price(steps), pay, distance=d)
+        return PointsPlan("move", i, command, Price(steps), pay, distance=d, to=command.to)
+
+    @staticmethod
+    def _toward(enc: Table, i: int, command: Act, on_turn: bool) -> Act:
+        """R35 partial moves: ``move toward ID [N m]`` goes straight at a creature and stops
+        when adjacent (R34); ``move N m toward X,Y`` at most N m toward a point. Either goes as
+        far as the AP (or, off turn, the RP, R32) the mover can pay allow. The planned move is
+        the exact ``move to X,Y`` it comes to (rounded to the centimeter), checked like one."""
+        creature = enc.creatures[i]
+        me = _state(enc, i)
+        if (
+            command.weapons
+            or command.dc is not None
+            or (command.to is None) == (not command.targets)
+        ):
+            raise InvalidActionError("'move toward CREATURE [N m]' or 'move N m toward X,Y' (R35)")
+        if command.targets:
+            j = PointsRules._target(enc, command, "move toward")
+            if j == i:
+                raise IllegalActionError(f"{creature.name} cannot move toward itself")
+            them = _state(enc, j)
+            goal, stop = (them.x, them.y), ADJACENT - 0.05
+        else:
+            assert command.to is not None
+            goal, stop = command.to, 0.0
+        d = math.hypot(goal[0] - me.x, goal[1] - me.y)
+        speed = PointsRules.travel_speed(enc, i)
+        if speed <= 0:
+            reason = "grappled" if me.grappled_by else "travel speed 0"
+            raise IllegalActionError(f"{creature.name} cannot move: {reason} (R42)")
+        if "careful" in command.flags:
+            raise InvalidActionError(
+                "+careful doubles a fixed price: use 'move to X,Y +stealth +careful'"
+            )
+        can_pay = me.ap if on_turn else (me.rp + me.floating) // 2
+        travel = min(d - stop, can_pay * speed - 0.01)
+        if command.meters is not None:
+            travel = min(travel, command.meters)
+        if d - stop <= 0.005:
+            raise IllegalActionError(
+                f"{creature.name} is already {'adjacent' if command.targets else 'there'} (R34, R35)"
+            )
+        if travel < 0.01:
+            raise IllegalActionError(
+                f"{creature.name} cannot move: {me.ap if on_turn else me.rp + me.floating} "
+                f"{'AP' if on_turn else 'RP'} left, {speed:g} m per AP (R32, R35)"
+            )
+        f = travel / d
+        to = (round(me.x + (goal[0] - me.x) * f, 2), round(me.y + (goal[1] - me.y) * f, 2))
+        return Act(command.actor, "move", to=to, flags=command.flags, advantages=command.advantages)
 
     @staticmethod
     def travel_speed(enc: Table, i: int) -> float:
@@ -329,6 +401,13 @@ class PointsRules:
                 known = ", ".join(w.name for w in fitting) or "none equipped"
                 raise InvalidActionError(f"which ranged weapon? add 'with WEAPON' ({known})")
             return fitting
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise IllegalActionError(
+                f"each weapon joins an attack once; {', '.join(twice)} is named twice (R38)"
+            )
+        if "unarmed" in names and len(names) > 1:
+            raise IllegalActionError("an unarmed attack is made alone, not with weapons (R38)")
         out: list[Weapon] = []
         for name in names:
             if name == "unarmed":
@@ -684,7 +763,7 @@ class PointsRules:
         # run-up is reset by any other action and at every turn start).
         state = _state(enc, plan.actor)
         run_up = state.moved
-        PointsRules._relocate(enc, plan.actor, plan.command.to)
+        PointsRules._relocate(enc, plan.actor, plan.extra["to"])
         state.moved = run_up + float(plan.extra["distance"])
 
     @staticmethod
@@ -794,7 +873,11 @@ class PointsRules:
             verb="attack",
             attacker=plan.actor,
             target=plan.extra["target"],
-            damage=str(_melee_damage(enc.creatures[plan.actor], weapons)),
+            damage=str(
+                melee_damage(
+                    enc.creatures[plan.actor], weapons, enc.definition.ruleset.multi_weapon_halving
+                )
+            ),
             weapons="+".join(w.name for w in weapons),
             **PointsRules._reveals(plan.command),
         )
@@ -1195,15 +1278,26 @@ def melee_parts(weapons: tuple[Weapon, ...], power_mod: int) -> tuple[tuple[Term
     return tuple(dice_terms), constant
 
 
-def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
-    """R38: ceil(sum of the damage dice / 2) + modifiers; several weapons as one attack."""
-    dice_terms, constant = melee_parts(weapons, stat(creature, "power_mod"))
-    first = dice_terms[0].node if len(dice_terms) == 1 and dice_terms[0].sign > 0 else None
-    operand = first if isinstance(first, Dice | Group) else Group(Expr(tuple(dice_terms)))
-    halved = Div(operand, 2)
-    terms = [Term(1, halved)]
-    if constant:
-        terms.append(Term(1 if constant > 0 else -1, Const(abs(constant))))
+def melee_damage(
+    creature: CreatureDef, weapons: tuple[Weapon, ...], halving: Halving = Halving.TOGETHER
+) -> Expr:
+    """R38: ceil(sum of the damage dice / 2) + modifiers; several weapons as one attack, their
+    dice halved up together (``together``, "the rolled value is halved up") or each weapon's
+    dice halved up on its own, then summed (``each``). Constants and Power Mod come after."""
+    power_mod = stat(creature, "power_mod")
+    groups = [weapons] if halving is Halving.TOGETHER else [(w,) for w in weapons]
+    terms: list[Term] = []
+    constant = 0
+    for group in groups:
+        dice_terms, extra = melee_parts(group, power_mod)
+        constant += extra
+        if not dice_terms:
+            continue
+        first = dice_terms[0].node if len(dice_terms) == 1 and dice_terms[0].sign > 0 else None
+        operand = first if isinstance(first, Dice | Group) else Group(Expr(tuple(dice_terms)))
+        terms.append(Term(1, Div(operand, 2)))
+    if constant or not terms:
+        terms.append(Term(1 if constant >= 0 else -1, Const(abs(constant))))
     return Expr(tuple(terms))
 
 
@@ -1313,6 +1407,7 @@ __all__ = [
     "PointsRules",
     "carried_weight",
     "distance",
+    "melee_damage",
     "melee_parts",
 ]
 _ = (Advantage, Side, _act)

@@ -378,6 +378,24 @@ class Encounter:
         self.last_outcome = outcome
         return outcome
 
+    def settle(self) -> list[Outcome]:
+        """Roll every pending roll that has no dice to roll, once nobody is left to answer it
+        (a declined defence, R40 "No defence: damage − Resistance"): a table calls this after
+        each command, so nobody types a ``roll`` of ``0``. Each is an ordinary logged ``roll``,
+        so logs and replays are unchanged; returns their outcomes."""
+        outcomes: list[Outcome] = []
+        while (
+            not self.over
+            and self.pending
+            and self.current() == CHANCE
+            and not any(isinstance(t.node, Dice) for t in self.pending_expression().terms)
+            and self.pending[-1].kind is RollKind.STAGE
+        ):
+            outcome = self.apply(RollDice())
+            assert outcome is not None
+            outcomes.append(outcome)
+        return outcomes
+
     def undo(self) -> Command:
         """Take back the last command by replaying the log without it; returns that command."""
         if not self._record:
@@ -582,6 +600,11 @@ class Encounter:
 
     def _plan_act(self, command: Act) -> Plan:
         self._not_over()
+        advantages = command.advantages
+        if advantages and len(set(advantages)) < len(advantages):
+            raise InvalidActionError(
+                f"{command}: the same source twice adds nothing (R14, R47): name it once"
+            )
         return self.module.plan(self, command)
 
     def _plan_roll(self, command: RollDice | RollTotal) -> _RollPlan:
