@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from caltrop.cli.encounter_view import command_story, screen
+from caltrop.cli.line_editing import Prompt
 from caltrop.content import (
     bundled_encounters,
     default_encounter_path,
@@ -26,16 +27,21 @@ from caltrop.errors import CaltropError
 
 HELP = """\
 Commands (one per line):
-  aria: strike goblin-1 with dagger +adv:torch  declare an action (advantage with a source key)
-  aria: pick-lock dc 12                         a check against a DC
-  bron: hinder                                  a team action on the pending roll (R15)
-  bron: pass                                    decline to react to the pending roll
-  roll                                          roll the pending roll with the seeded RNG
-  roll 3,1,4,4,2,7                              enter physical dice instead
-  aria: end turn                                end the turn (early is fine, R18)
-  gm: call aria Finesse dc 12 [+count-load]     a GM-called roll (R17)
-  gm: end encounter                             stop here
-Session: help, legal [ID], undo [N], save [FILE], json, quit (or end of input)"""
+  aria: strike goblin-1 with dagger +adv:torch  an action, advantage from torch
+  aria: pick-lock dc 12                 a check against a DC
+  bron: hinder                          a team action on the pending roll (R15)
+  bron: pass                            decline to react to the pending roll
+  roll                                  roll the pending roll (the seeded RNG)
+  roll 3,1,4,4,2,7                      enter physical dice instead
+  aria: end turn                        end the turn (early is fine, R18)
+GM (R17, R48):
+  gm: call aria Finesse dc 12 [+count-load]    a GM-called roll
+  gm: damage aria 3 | gm: heal aria 3          change Health
+  gm: set aria load 2 | gm: set aria prone on  set a number or a condition
+  gm: add goblin [as ID] [after ID | by initiative]   reinforcements
+  gm: remove ID | gm: order ID,ID,… | gm: pass all | gm: end encounter
+Session: help, legal [ID], undo [N], save [FILE], json, quit (or end of input)
+At a terminal: arrows edit, Up/Down recall earlier lines, TAB completes."""
 
 
 def write_log(path: Path, encounter: Encounter) -> None:
@@ -99,10 +105,17 @@ def _save(console: Console, path: Path, encounter: Encounter) -> bool:
 
 
 def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
+    with Prompt(console, lambda: encounter) as prompt:
+        _loop(encounter, console, log, prompt)
+    if log is not None and _save(console, log, encounter):
+        console.print(f"log saved to {log}", markup=False, highlight=False)
+
+
+def _loop(encounter: Encounter, console: Console, log: Path | None, prompt: Prompt) -> None:
     console.print(screen(encounter))
     while True:
         try:
-            line = console.input("[bold]> [/bold]").strip()
+            line = prompt.read().strip()
         except (EOFError, KeyboardInterrupt):
             console.print()
             break
@@ -163,8 +176,6 @@ def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
         console.print(screen(encounter))
         if encounter.current() == TERMINAL:
             console.print("('undo' takes the last command back; 'quit' ends the session)")
-    if log is not None and _save(console, log, encounter):
-        console.print(f"log saved to {log}", markup=False, highlight=False)
 
 
 def play(
