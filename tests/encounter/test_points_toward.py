@@ -91,3 +91,13 @@ def test_a_declined_defence_settles_without_a_roll_of_zero() -> None:
     assert enc.settle() == []
     assert enc.commands[-1] == parse_command("roll")
     assert replayed(enc).to_json() == enc.to_json()
+
+
+def test_settle_leaves_rolls_with_dice_inside_a_halving_alone() -> None:
+    """A melee damage roll is ``2d8/2`` (R38): its dice sit inside the halving; settle must not
+    roll it for the table."""
+    enc = begin(ap_creature("aria"), ap_npc("orc", at=(1, 0)))
+    run(enc, "aria: attack orc")
+    assert str(enc.pending_expression()) == "2d8/2"
+    assert enc.settle() == []
+    assert enc.pending

@@ -389,7 +389,7 @@ class Encounter:
             not self.over
             and self.pending
             and self.current() == CHANCE
-            and not any(isinstance(t.node, Dice) for t in self.pending_expression().terms)
+            and next(self.pending_expression().dice(), None) is None
             and self.pending[-1].kind is RollKind.STAGE
         ):
             outcome = self.apply(RollDice())
