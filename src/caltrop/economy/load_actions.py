@@ -236,7 +236,11 @@ class LoadActions:
         if self.tables.by_load:
             state = enc.resources[i]
             assert isinstance(state, LoadState)
-            return state.load + committed(enc, i) if enc.pending else state.load
+            load = state.load
+            for p in enc.pending:  # R46, inline: asked of every creature before every decision
+                if p.roller == i and p.action is not None and p.kind is RollKind.ACTION:
+                    load += p.action.cost
+            return load
         return None
 
     # -- legal actions --------------------------------------------------------------------------

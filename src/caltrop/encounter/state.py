@@ -64,6 +64,9 @@ from caltrop.encounter.legal import LegalActions
 from caltrop.errors import CaltropError, DiceLimitError, IllegalActionError, InvalidActionError
 
 _PASS_ALL: Final = PassAll()
+#: expressions that passed the dice limits (the pools of a definition repeat by the thousand)
+_CHECKED: dict[int, Expr] = {}
+_CHECKED_KEPT: Final = 4096
 
 #: ``current()`` when a pending roll waits for its dice.
 CHANCE: Final = "chance"
@@ -529,17 +532,19 @@ class Encounter:
         """Every legal command of ``actor`` now (lazily). Advantage is never enumerated: the gate
         does not depend on it (R11), so any advantage may be added to a legal action."""
         if self.over:
-            return
+            return iter(())
         if actor == GM:
-            if self.pending:
-                yield RollDice()
-                if self.is_legal(_PASS_ALL):
-                    yield _PASS_ALL
-            return
+            return self._gm_legal()
         i = self._by_id.get(actor)
         if i is None or self.down[i]:
-            return
-        yield from self.module.legal(self, i)
+            return iter(())
+        return self.module.legal(self, i)  # no generator of its own: asked before every decision
+
+    def _gm_legal(self) -> Iterator[Command]:
+        if self.pending:
+            yield RollDice()
+            if self.is_legal(_PASS_ALL):
+                yield _PASS_ALL
 
     # -- internals: validation ------------------------------------------------------------------
 
@@ -613,10 +618,14 @@ class Encounter:
         if not self.pending:
             raise IllegalActionError("no roll is pending")
         expr, text = self._pending_pool(self.pending[-1])
-        try:
-            check_limits(expr)  # a pool past the dice limits is refused before anything changes
-        except DiceLimitError as exc:
-            raise IllegalActionError(f"{text} cannot be rolled: {exc}") from None
+        if _CHECKED.get(id(expr)) is not expr:
+            try:
+                check_limits(expr)  # a pool past the dice limits is refused before any change
+            except DiceLimitError as exc:
+                raise IllegalActionError(f"{text} cannot be rolled: {exc}") from None
+            if len(_CHECKED) >= _CHECKED_KEPT:
+                _CHECKED.clear()
+            _CHECKED[id(expr)] = expr  # the entry holds it: its id is not reused meanwhile
         if isinstance(command, RollTotal):
             dist = distribution(expr)
             if dist.pmf_exact().get(command.total, 0) == 0:
@@ -646,8 +655,7 @@ class Encounter:
         top = self.pending[-1]
         # A module's stage may ask the roller itself to react (the defender of R45 chooses a
         # defence or declines): then it may pass like anyone else in the window.
-        asked = i in self.module.reactors(self, top)
-        if top.roller == i and not asked:
+        if top.roller == i and i not in self.module.reactors(self, top):
             raise IllegalActionError(f"{self.creatures[i].name}'s own roll is pending: roll it")
         if top.kind is RollKind.INITIATIVE:
             raise IllegalActionError("initiative is being rolled; there is nothing to pass on")
