@@ -138,7 +138,7 @@ def test_a_dropped_command_is_refused(game_log: Path) -> None:
 
 def test_a_line_that_is_not_json_is_refused_with_its_line(game_log: Path) -> None:
     edited = _edit_line(game_log, 3, "{", "{{")
-    assert_user_error(run("replay", str(edited)), f"{edited}:3: not a JSON line")
+    assert_user_error(run("replay", str(edited)), f"{edited}: line 3: not a JSON line")
 
 
 def test_a_log_without_its_encounter_is_refused(tmp_path: Path) -> None:
@@ -147,12 +147,12 @@ def test_a_log_without_its_encounter_is_refused(tmp_path: Path) -> None:
     assert_user_error(run("replay", str(bare)), f"{bare}:1: the first line must be a 'begin' event")
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    assert_user_error(run("replay", str(empty)), f"{empty}:1:")
+    assert_user_error(run("replay", str(empty)), f"{empty}: holds no event")
 
 
 def test_a_missing_log_is_refused(tmp_path: Path) -> None:
     missing = tmp_path / "nope.jsonl"
-    assert_user_error(run("replay", str(missing)), str(missing), "No such file")
+    assert_user_error(run("replay", str(missing)), str(missing), "does not exist")
 
 
 def test_replay_needs_no_example_files(game_log: Path) -> None:
