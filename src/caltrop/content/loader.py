@@ -969,13 +969,15 @@ def _source(
     the bundled names of ``kind`` (every bundled name if None)."""
     if isinstance(path, str | os.PathLike):
         text = os.fspath(path)
+        if any(not ch.isprintable() for ch in text):
+            raise ContentError(f"{text!r}: a file name holds no NUL or control character")
         on_disk = Path(text)
-        if text.startswith(BUNDLED_PREFIX) and not on_disk.exists():
+        if text.startswith(BUNDLED_PREFIX) and not _exists(on_disk):
             named = bundled_name_source(text)
             if named is None:
                 raise ContentError(unknown_bundled(text, () if kind is None else (kind,)))
             return named
-        if bundled_folder is not None and not on_disk.exists() and not _looks_like_file(text):
+        if bundled_folder is not None and not _exists(on_disk) and not _looks_like_file(text):
             bundled = bundled_file_source(text, bundled_folder)
             if bundled is not None:
                 return bundled
@@ -988,6 +990,13 @@ def _source(
             if str(entry) == wanted:
                 return ResourceSource(examples_root(), (folder, entry.name), EXAMPLES_LABEL)
     return TextSource(path.read_text(encoding="utf-8"), label=wanted)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for the system
+        return False
 
 
 def _load(source: Source, kind: str | None = None) -> tuple[_Loader, _Doc]:
