@@ -216,7 +216,7 @@ def _step(tp: Any, part: str | int) -> Any:
 
 
 def validation_problems(
-    exc: ValidationError, model: type[BaseModel], root: yaml.Node, file: str, kind: str
+    exc: ValidationError, model: type[BaseModel], root: yaml.Node | None, file: str, kind: str
 ) -> list[Problem]:
     """One :class:`Problem` per pydantic error, located in the YAML node tree."""
     problems: list[Problem] = []

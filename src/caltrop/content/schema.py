@@ -29,6 +29,7 @@ from pydantic import (
 
 from caltrop.content import limits
 from caltrop.content.limits import range_text, within
+from caltrop.core.codec import describe
 from caltrop.dice import parse as parse_dice
 from caltrop.errors import DiceLimitError, DiceSyntaxError
 
@@ -169,8 +170,7 @@ def _bounded(bounds: tuple[int, int]) -> AfterValidator:
 
 
 def _number(value: int) -> str:
-    digits = len(str(abs(value)))
-    return f"a number of {digits:,} digits" if digits > 15 else str(value)
+    return describe(value)  # "a number of 5,000 digits" past 15 digits
 
 
 Word: TypeAlias = Annotated[str, AfterValidator(_word)]
@@ -505,6 +505,20 @@ class EncounterDocument(_DocumentHeader):
     include: list[Reference] = Field(default_factory=list, max_length=limits.MAX_INCLUDES)
     participants: list[ParticipantEntry] = Field(min_length=1, max_length=limits.MAX_PARTICIPANTS)
     policies: PoliciesSpec | None = None
+
+
+class SavedEncounter(_Model):
+    """The encounter definition a save log's header carries (:mod:`caltrop.content.serialize`):
+    resolved, every participant and reserve (R48) inline, positions in the stats ``x`` and
+    ``y``. Checked with the same schemas, limits and rules as an encounter file."""
+
+    format: str | None = None
+    kind: Literal["encounter"] = "encounter"
+    name: Name
+    description: Description = ""
+    ruleset: RulesetSpec
+    participants: list[CreatureSpec] = Field(min_length=1, max_length=limits.MAX_PARTICIPANTS)
+    reserves: list[CreatureSpec] = Field(default_factory=list, max_length=limits.MAX_RESERVES)
 
 
 Document: TypeAlias = (
