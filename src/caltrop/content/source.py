@@ -158,6 +158,8 @@ def parse_yaml(source: Source) -> tuple[yaml.Node, Any]:
         text = source.read_text()
     except FileNotFoundError:
         raise ContentFileError([Problem(source.name, 1, "", "no such file")]) from None
+    except ContentFileError:
+        raise
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ContentFileError(
             [Problem(source.name, 1, "", f"cannot read the file: {exc}")]
