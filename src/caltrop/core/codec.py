@@ -286,17 +286,13 @@ def _action(r: Reader) -> ActionDef:
         dc=r.opt_integer("dc"),
         extra=r.dice("extra", required=False),
         uses_weapon=r.flag("uses_weapon"),
-        weapon_kind=_weapon_kind(r.opt_text("weapon_kind")),
+        weapon_kind=r.enum("weapon_kind", WeaponKind) if r.opt_text("weapon_kind") else None,
         reaction=r.flag("reaction"),
         fixed_pool=r.opt_integer("fixed_pool"),
         grant=grant,
         source=r.opt_text("source"),
         description=r.text("description", required=False),
     )
-
-
-def _weapon_kind(text: str | None) -> WeaponKind | None:
-    return None if text is None else WeaponKind(text)
 
 
 def _weapon(r: Reader) -> Weapon:
