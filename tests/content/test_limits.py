@@ -99,7 +99,10 @@ def test_a_number_past_its_limit_is_refused_with_file_line_and_field(
     refused at load time, naming the range (docs/rules.md, "Content limits")."""
     error = error_of(load_document, creature(tmp_path, **{key: value}))
     low, high = bounds
-    has(error, "goblin.yaml", line, field, f"from {low:,} to {high:,}")
+    if value < low:
+        has(error, "goblin.yaml", line, field, f"expected a number ≥ {low}, got {value}")
+    else:
+        has(error, "goblin.yaml", line, field, f"≤ {high}", f"from {low:,} to {high:,}")
     assert len(str(error).splitlines()) == 1
 
 

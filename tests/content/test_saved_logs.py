@@ -85,7 +85,7 @@ def _first_action(log: Events) -> dict[str, Any]:
         ),
         (
             lambda log: _definition(log)["participants"][1].__setitem__("evasion", 10**30),
-            ["participants[2].evasion", "a number of 31 digits", "from 0 to 10,000"],
+            ["participants[2].evasion", "a number of 31 digits", "≤ 10000", "from 0 to 10,000"],
         ),
         (
             lambda log: _definition(log)["participants"][1].__setitem__("evasion", 1e30),

@@ -153,15 +153,16 @@ def _description(value: str) -> str:
 
 
 def _bounded(bounds: tuple[int, int]) -> AfterValidator:
-    """An integer within ``bounds`` (inclusive); the refusal gives the whole range."""
+    """An integer within ``bounds`` (inclusive); a refusal past the top gives the whole range."""
 
     low, high = bounds
 
     def check(value: int) -> int:
-        if not within(value, bounds):
-            sign = f"≥ {low}" if value < low else f"≤ {high}"
+        if value < low:
+            raise ValueError(f"expected a number ≥ {low}, got {_number(value)}")
+        if value > high:
             raise ValueError(
-                f"expected a number {sign}, got {_number(value)} (a content limit: "
+                f"expected a number ≤ {high}, got {_number(value)} (a content limit: "
                 f"{range_text(bounds)})"
             )
         return value
