@@ -339,3 +339,24 @@ def test_every_limit_is_documented_in_the_rules_reference() -> None:
         elif name.isupper() and isinstance(value, tuple):
             for bound in value:
                 assert f"{bound:,}" in numbers, f"{name} bound {bound:,} is not in docs/rules.md"
+
+
+def test_without_libyaml_the_python_parser_keeps_the_same_limits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PyYAML may be installed without libyaml: the Python parser then reads every file, with
+    the same limits and the same refusals."""
+    from caltrop.content import yamlfile
+
+    monkeypatch.setattr(yamlfile, "_Loader", yamlfile._PythonLoader)
+    assert load_encounter("goblin-ambush").participants
+    deep = _parse_error("kind: creature\nid: " + "[" * 5000 + "]" * 5000 + "\n")
+    assert f"nested more than {limits.MAX_YAML_DEPTH} deep" in deep.first.message
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    bomb = _parse_error("\n".join(["kind: creature", *lines]) + "\n")
+    assert "values in one file" in bomb.first.message
+    big = _parse_error("kind: creature\nhealth: " + "9" * 5000 + "\n")
+    assert big.first.line == 2
+    syntax = _parse_error("kind: creature\naspects: {Finesse: 4\nhealth: 3\n")
+    assert (syntax.first.line, "YAML syntax error" in syntax.first.message) == (3, True)
