@@ -132,7 +132,13 @@ def test_a_dropped_command_is_refused(game_log: Path) -> None:
     lines = game_log.read_text(encoding="utf-8").splitlines()
     edited = game_log.with_name("dropped.jsonl")
     edited.write_text("\n".join(lines[:2] + lines[3:]) + "\n", encoding="utf-8")  # no 'aria: help'
-    # without the help the roll is 5d4+1d8, and the recorded seven dice no longer fit it
+    # the next event's number no longer matches its place (issue 10: every field is checked)
+    assert_user_error(run("replay", str(edited)), str(edited), "refused", "this is command 2")
+    events = [json.loads(line) for line in lines[:2] + lines[3:]]
+    for n, event in enumerate(events[1:], start=1):
+        event["n"] = n
+    edited.write_text("\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8")
+    # renumbered: without the help the roll is 5d4+1d8, and the seven dice no longer fit it
     assert_user_error(run("replay", str(edited)), str(edited), "refused", "needs 6 dice")
 
 
