@@ -113,6 +113,20 @@ policies: {pc: attack-weakest, npc: tactical}
     assert exact["within_interval"] == {"pc": True, "npc": True}
 
 
+def test_sim_duel_exact_needs_no_round_cap() -> None:
+    """Issue 13: the bundled duel, exactly, with no --max-rounds, both revisions."""
+    data = run_json(
+        "sim", "duel", "--exact", "--variant", "revision=current", "--variant",
+        "revision=legacy", "--n", "200", "--seed", "3", "--workers", "1",
+    )  # fmt: skip
+    exact = [v["exact"] for v in data["variants"]]
+    assert [round(e["win_rate"]["pc"]["p"], 5) for e in exact] == [0.85944, 0.71368]
+    assert [e["max_rounds"] for e in exact] == [None, None]
+    shown = run("sim", "duel", "--exact", "--n", "50", "--seed", "3", "--workers", "1")
+    assert "exact, baseline: P(PC wins) = 0.85944" in shown.stdout
+    assert "no round cap" in shown.stdout
+
+
 def test_sim_exact_refuses_a_large_encounter() -> None:
     result = run("sim", "goblin-ambush", "--n", "2", "--seed", "1", "--exact", "--max-states", "20")
     assert result.exit_code == 2

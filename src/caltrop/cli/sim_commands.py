@@ -89,8 +89,14 @@ FastOpt = Annotated[
     ),
 ]
 MaxRoundsOpt = Annotated[
-    int,
-    typer.Option("--max-rounds", min=1, help="Stop a fight after this many rounds (a draw)."),
+    int | None,
+    typer.Option(
+        "--max-rounds",
+        min=1,
+        help="Stop a fight after this many rounds (a draw). Default: 100 when sampling; no cap "
+        "for --exact.",
+        show_default=False,
+    ),
 ]
 
 
@@ -160,7 +166,7 @@ def sim(
     max_states: Annotated[
         int, typer.Option("--max-states", min=1, help="State cap of --exact.")
     ] = 100_000,
-    max_rounds: MaxRoundsOpt = 100,
+    max_rounds: MaxRoundsOpt = None,
     fast: FastOpt = False,
     report: ReportOpt = None,
     as_json: JsonOpt = False,
@@ -184,7 +190,7 @@ def sim(
             seed=run_seed,
             workers=workers,
             dask=dask,
-            max_rounds=max_rounds,
+            max_rounds=_sampled_rounds(max_rounds),
             as_json=as_json,
             fast=fast,
         )
@@ -196,13 +202,34 @@ def sim(
     _emit(summary, as_json=as_json, show=_print_sim, report=report, kind="sim")
 
 
+def _sampled_rounds(max_rounds: int | None) -> int:
+    from caltrop.sim.runner import DEFAULT_MAX_ROUNDS
+
+    return DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds
+
+
 def _add_exact(
-    summary: dict[str, Any], result: Any, *, max_states: int, max_rounds: int, quiet: bool
+    summary: dict[str, Any],
+    result: Any,
+    *,
+    max_states: int,
+    max_rounds: int | None,
+    quiet: bool,
 ) -> None:
-    from caltrop.sim.exact import solve
+    """The exact answer of every variant (no round cap unless --max-rounds is given): refused
+    from its size estimate within seconds, else a bar up to --max-states while it explores."""
+    from caltrop.sim.exact import Estimate, solve
+
+    console = Console(stderr=True)
+
+    def tell(estimate: Estimate) -> None:
+        if not quiet and estimate.states:
+            console.print(
+                f"exact: about {estimate.states:,} chance states (estimate), cap {max_states:,}",
+                style="dim",
+            )
 
     for entry, run in zip(summary["variants"], result.runs, strict=True):
-        # a bar up to the state cap: a fight too large to solve shows it long before it is refused
         with _progress(max_states, f"exact: {run.name}, states", quiet) as advance:
             exact = solve(
                 run.definition,
@@ -210,6 +237,7 @@ def _add_exact(
                 max_states=max_states,
                 max_rounds=max_rounds,
                 progress=advance,
+                estimated=tell,
             )
         entry["exact"] = exact.as_dict()
         entry["exact"]["within_interval"] = {
@@ -218,6 +246,17 @@ def _add_exact(
             <= entry["win_rate"][side]["hi"]
             for side in ("pc", "npc")
         }
+
+
+def _exact_line(name: str, exact: dict[str, Any]) -> str:
+    cap = exact["max_rounds"]
+    rounds = "no round cap" if cap is None else f"draw after {cap} rounds"
+    endless = f", never ends {exact['endless']:.5f}" if exact["endless"] else ""
+    return (
+        f"exact, {name}: P(PC wins) = {exact['win_rate']['pc']['p']:.5f}, P(NPC wins) = "
+        f"{exact['win_rate']['npc']['p']:.5f}{endless}, mean rounds {exact['rounds_mean']:.3f} "
+        f"({rounds}; {exact['states']:,} states solved in {exact['seconds']:.1f} s)"
+    )
 
 
 def _pct(p: float) -> str:
@@ -261,9 +300,12 @@ def _print_sim(summary: dict[str, Any]) -> None:
             f"{v['rounds']['p90']:g}",
         ]
         if has_exact:
-            row.append(f"{100 * v['exact']['win_rate']['pc']['p']:.2f}%")
+            row.append(f"{100 * v['exact']['win_rate']['pc']['p']:.3f}%")
         table.add_row(*row)
     console.print(table)
+    for v in summary["variants"]:
+        if "exact" in v:
+            console.print(_exact_line(v["name"], v["exact"]), soft_wrap=True)
     side_table = Table(title="Per side, per encounter", title_justify="left")
     for c in (
         "variant",
@@ -329,7 +371,7 @@ def sweep(
             "fight); default: the highest win rate.",
         ),
     ] = None,
-    max_rounds: MaxRoundsOpt = 100,
+    max_rounds: MaxRoundsOpt = None,
     fast: FastOpt = False,
     report: ReportOpt = None,
     as_json: JsonOpt = False,
@@ -360,7 +402,7 @@ def sweep(
             seed=run_seed,
             workers=workers,
             dask=dask,
-            max_rounds=max_rounds,
+            max_rounds=_sampled_rounds(max_rounds),
             as_json=as_json,
             fast=fast,
         )
