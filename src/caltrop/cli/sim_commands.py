@@ -168,6 +168,16 @@ def sim(
     ] = 100_000,
     max_rounds: MaxRoundsOpt = None,
     fast: FastOpt = False,
+    tactics: Annotated[
+        str | None,
+        typer.Option(
+            "--policies",
+            metavar="A,B,…",
+            help="With two or more variants, the tactics to compare their effect under (both "
+            "sides; 'fast' is the fast path's tactic; 'none' for none). Default: every bundled "
+            "policy that can play the encounter.",
+        ),
+    ] = None,
     report: ReportOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -195,11 +205,76 @@ def sim(
             fast=fast,
         )
         summary = summarise(result)
+        if fast:
+            from caltrop.sim.across import fast_tactic
+
+            summary["fast_tactic"] = fast_tactic(definition)
+        if len(variants) > 1 and (tactics or "").strip() != "none":
+            summary["across_tactics"] = _across(
+                definition,
+                variants,
+                result,
+                tactics,
+                n=n,
+                seed=run_seed,
+                workers=workers,
+                max_rounds=_sampled_rounds(max_rounds),
+                quiet=as_json,
+            )
         if exact:
             _add_exact(summary, result, max_states=max_states, max_rounds=max_rounds, quiet=as_json)
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sim, report=report, kind="sim")
+
+
+#: With --fast the engine's tactics play this many encounters per variant at most.
+ACROSS_ENGINE_N = 2000
+
+
+def _across(
+    definition: EncounterDef,
+    variants: list[Variant],
+    result: SimResult,
+    tactics: str | None,
+    *,
+    n: int,
+    seed: int,
+    workers: int | None,
+    max_rounds: int,
+    quiet: bool,
+) -> dict[str, Any]:
+    """The variants' effect under every tactic (or those of --policies), the main run reused
+    for its own tactic; with --fast the engine's tactics play at most ACROSS_ENGINE_N each."""
+    from caltrop.sim.across import FAST, across_tactics, playable_policies
+
+    wanted = [t.strip() for t in tactics.split(",") if t.strip()] if tactics else None
+    names = playable_policies(definition, variants, wanted)
+    main = result.policies["pc"] if result.policies["pc"] == result.policies["npc"] else None
+    done = {main: result} if main is not None else {}
+    out: dict[str, Any] = {"policies": names, "rows": [], "verdicts": []}
+    engine_n = min(n, ACROSS_ENGINE_N) if main == FAST else n
+    todo = sum(engine_n if p != FAST else n for p in names if p not in done) * len(variants)
+    with _progress(todo, "tactics", quiet) as advance:
+        for name in names:
+            part = across_tactics(
+                definition,
+                variants,
+                [name],
+                n=n if name == FAST else engine_n,
+                seed=seed,
+                workers=_workers(workers),
+                max_rounds=max_rounds,
+                progress=advance,
+                done=done,
+            )
+            out["rows"] += [{**r, "n": part["n"] if name not in done else n} for r in part["rows"]]
+            if "fast_tactic" in part:
+                out["fast_tactic"] = part["fast_tactic"]
+    from caltrop.sim.across import verdicts
+
+    out["verdicts"] = verdicts(out["rows"])
+    return out
 
 
 def _sampled_rounds(max_rounds: int | None) -> int:
@@ -248,6 +323,40 @@ def _add_exact(
         }
 
 
+def _tactics_text(summary: Mapping[str, Any]) -> str:
+    """The tactics of a run in words; the fast path names its one tactic (issue 13)."""
+    pc, npc = summary["policies"]["pc"], summary["policies"]["npc"]
+    if summary.get("engine") == "fast":
+        return f"tactic: the fast path's ({summary.get('fast_tactic', 'one fixed tactic')})"
+    return f"policies pc={pc} npc={npc}"
+
+
+def _print_across(console: Console, across: Mapping[str, Any]) -> None:
+    from caltrop.sim.report import diff_text
+
+    table = Table(
+        title="The same comparison under each tactic: PC win rate, b − a (paired, 95%)",
+        title_justify="left",
+    )
+    pairs = list(dict.fromkeys((r["a"], r["b"]) for r in across["rows"]))
+    table.add_column("tactic (both sides)", justify="left")
+    table.add_column("n", justify="right")
+    for _a, b in pairs:
+        table.add_column(b, justify="right")
+    for policy in across["policies"]:
+        mine = {(r["a"], r["b"]): r for r in across["rows"] if r["policy"] == policy}
+        if not mine:
+            continue
+        n = next(iter(mine.values()))["n"]
+        table.add_row(policy, f"{n:,}", *(diff_text(mine[p]) if p in mine else "" for p in pairs))
+    console.print(table)
+    if "fast_tactic" in across:
+        console.print(f"fast = the fast path's tactic: {across['fast_tactic']}", style="dim")
+    for v in across["verdicts"]:
+        style = "bold yellow" if v["kind"] in ("sign", "significance") else None
+        console.print(v["text"][0].upper() + v["text"][1:] + ".", style=style, soft_wrap=True)
+
+
 def _exact_line(name: str, exact: dict[str, Any]) -> str:
     cap = exact["max_rounds"]
     rounds = "no round cap" if cap is None else f"draw after {cap} rounds"
@@ -280,7 +389,7 @@ def _print_sim(summary: dict[str, Any]) -> None:
     console = _console()
     console.print(
         f"{summary['encounter']}: {summary['n']:,} encounters per variant, seed {summary['seed']}, "
-        f"policies pc={summary['policies']['pc']} npc={summary['policies']['npc']}",
+        f"{_tactics_text(summary)}",
         soft_wrap=True,
     )
     table = Table(title="Win rate (Wilson 95%) and fight length", title_justify="left")
@@ -329,6 +438,8 @@ def _print_sim(summary: dict[str, Any]) -> None:
             measure = f"{d['side']} win rate" if d["measure"] == "win_rate" else "mean rounds"
             diffs.add_row(d["a"], d["b"], measure, diff_text(d))
         console.print(diffs)
+    if "across_tactics" in summary:
+        _print_across(console, summary["across_tactics"])
     timeouts = sum(v["timeouts"] for v in summary["variants"])
     if timeouts:
         console.print(
@@ -407,6 +518,10 @@ def sweep(
             fast=fast,
         )
         summary = {**sweep_summary(result, key, values, side=side, target=target), **result.extra}
+        if fast:
+            from caltrop.sim.across import fast_tactic
+
+            summary["fast_tactic"] = fast_tactic(definition)
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sweep, report=report, kind="sweep")
@@ -536,8 +651,7 @@ def _print_sweep(summary: dict[str, Any]) -> None:
     console = _console()
     console.print(
         f"{summary['encounter']}: sweep of {summary['param']}, {summary['n']:,} encounters per "
-        f"value, seed {summary['seed']}, policies pc={summary['policies']['pc']} "
-        f"npc={summary['policies']['npc']}",
+        f"value, seed {summary['seed']}, {_tactics_text(summary)}",
         soft_wrap=True,
     )
     table = Table(title="Win rate (Wilson 95%) per value", title_justify="left")
