@@ -112,7 +112,7 @@ def test_sweep_fast_points_are_the_library_s() -> None:
             assert point["win_rate"][side]["p"] == lib.win_rate(side)
         rates.append(lib.win_rate("pc"))
     assert len(set(rates)) > 1  # the parameter reached the fast path
-    assert data["best"]["value"] == data["points"][int(np.argmax(rates))]["value"]
+    assert "best" not in data
 
 
 def test_fast_plays_an_action_point_encounter() -> None:

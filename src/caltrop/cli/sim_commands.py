@@ -470,7 +470,7 @@ def sweep(
     dask: DaskOpt = None,
     policy: PolicyOpt = None,
     side: Annotated[
-        str, typer.Option("--side", help="Whose win rate names the best value: pc or npc.")
+        str, typer.Option("--side", help="Whose win rate --target is about: pc or npc.")
     ] = "pc",
     target: Annotated[
         float | None,
@@ -478,8 +478,8 @@ def sweep(
             "--target",
             min=0.0,
             max=1.0,
-            help="Best = the value whose win rate is closest to this (e.g. 0.5 for a fair "
-            "fight); default: the highest win rate.",
+            help="Find where the win rate crosses this (e.g. 0.5 for a fair fight): the "
+            "parameter value, interpolated, with an interval.",
         ),
     ] = None,
     max_rounds: MaxRoundsOpt = None,
@@ -646,7 +646,7 @@ def _emit(
 
 
 def _print_sweep(summary: dict[str, Any]) -> None:
-    from caltrop.sim.report import best_text
+    from caltrop.sim.report import crossing_text
 
     console = _console()
     console.print(
@@ -666,7 +666,8 @@ def _print_sweep(summary: dict[str, Any]) -> None:
             f"{p['rounds']['p90']:g}",
         )
     console.print(table)
-    console.print(f"Best value ({summary['best']['objective']}): " + best_text(summary["best"]))
+    if "crossing" in summary:
+        console.print(crossing_text(summary["param"], summary["crossing"]), soft_wrap=True)
 
 
 __all__ = ["sim", "sweep"]
