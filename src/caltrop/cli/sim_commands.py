@@ -174,8 +174,9 @@ def sim(
             "--policies",
             metavar="A,B,…",
             help="With two or more variants, the tactics to compare their effect under (both "
-            "sides; 'fast' is the fast path's tactic; 'none' for none). Default: every bundled "
-            "policy that can play the encounter.",
+            "sides; 'fast' is the fast path's tactic; 'search' the strong player, about a "
+            "second per encounter; 'none' for none). Default: every bundled policy that can "
+            "play the encounter, except search.",
         ),
     ] = None,
     report: ReportOpt = None,

@@ -24,7 +24,8 @@ from caltrop.sim.summary import differences
 #: The fast path's tactic, named like a policy in these comparisons.
 FAST = "fast"
 #: The policies compared by default, in this order (those registered; ``fast`` where it plays).
-DEFAULT_POLICIES = ("tactical", "search", "attack-weakest", "random", FAST)
+#: The strong player (``search``, about a second per encounter) only when named: --policies.
+DEFAULT_POLICIES = ("tactical", "attack-weakest", "random", FAST)
 
 
 def fast_tactic(definition: EncounterDef) -> str:

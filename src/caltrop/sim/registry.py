@@ -103,3 +103,20 @@ register_policy(
     # its Action Point tactics lose patience with safety after 12 rounds (PointsKnobs.patience)
     reads_round_in=frozenset({Economy.ACTION_POINTS}),
 )
+
+
+def _search(rng: np.random.Generator) -> Policy:
+    from caltrop.sim.search import SearchPolicy
+
+    return SearchPolicy(rng)
+
+
+register_policy(
+    "search",
+    _search,
+    deterministic=False,
+    description=(
+        "the strong player: tries each legal command and plays the fight out several times "
+        "under tactical on its own dice, taking the command that wins most (caltrop.sim.search)"
+    ),
+)
