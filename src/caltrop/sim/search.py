@@ -4,10 +4,12 @@ At a decision with more than one legal command, :class:`SearchPolicy` tries each
 copy of the encounter (:meth:`Encounter.clone`) and plays the rest of the fight out several
 times with the ``tactical`` policy on every creature, on dice of its own (the copy's generator
 is reseeded, so the real encounter's future dice are never seen); the candidate whose playouts
-the actor's side wins most often is taken. Every candidate is played out on the same dice seeds
-(common random numbers), so their comparison is paired and a few playouts tell them apart.
-This is one step of policy improvement over ``tactical``: it keeps ``tactical``'s choice unless
-the playouts say another command does better (ties go to ``tactical``'s).
+the actor's side wins most is taken. Every candidate is played out on the same dice seeds
+(common random numbers), so each comparison with ``tactical``'s choice is paired. This is one
+step of policy improvement over ``tactical``, guarded against the winner's curse (the best of
+several noisy estimates looks better than it is): another command replaces ``tactical``'s only
+if its paired playouts beat it clearly (``SCREEN_Z`` standard errors), then again on fresh dice
+(``CONFIRM_FACTOR`` times the playouts, ``CONFIRM_Z``).
 
 A budget bounds the work: ``playouts`` per candidate, at most ``candidates`` commands tried
 (``tactical``'s choice always among them), playouts cut at ``horizon`` rounds (a cut fight
@@ -26,14 +28,18 @@ from caltrop.sim.policies import Policy
 from caltrop.sim.tactics import TacticalPolicy
 
 #: Playouts per candidate command.
-DEFAULT_PLAYOUTS = 16
+DEFAULT_PLAYOUTS = 12
 #: Commands tried at one decision (tactical's choice first, then the others in legal order).
 DEFAULT_CANDIDATES = 8
 #: Rounds a playout may run past the decision before it is cut (half a win each).
 DEFAULT_HORIZON = 30
-#: Another command replaces tactical's only if it wins this share of the playouts more (so
-#: that noise in a few playouts does not pull the choice away from a good default).
-DEFAULT_MARGIN = 0.15
+#: Another command replaces tactical's only if its paired playouts beat tactical's by this
+#: many standard errors, then again on ``CONFIRM_FACTOR`` times as many fresh playouts by
+#: ``CONFIRM_Z``: the best of several noisy estimates is biased upward (the winner's curse),
+#: and without the test the search leaves a good default for noise.
+SCREEN_Z = 1.5
+CONFIRM_Z = 2.5
+CONFIRM_FACTOR = 4
 
 _ROLL = RollDice()
 
@@ -48,11 +54,9 @@ class SearchPolicy:
         playouts: int = DEFAULT_PLAYOUTS,
         candidates: int = DEFAULT_CANDIDATES,
         horizon: int = DEFAULT_HORIZON,
-        margin: float = DEFAULT_MARGIN,
         base: Policy | None = None,
     ) -> None:
         self.rng = rng
-        self.margin = margin
         self.playouts = playouts
         self.candidates = candidates
         self.horizon = horizon
@@ -68,26 +72,35 @@ class SearchPolicy:
         default = self.base.choose(encounter, actor)
         if len(legal) <= 1:
             return default
-        others = [c for c in legal if c != default]
-        tried = [default, *others[: max(0, self.candidates - 1)]]
+        others = [c for c in legal if c != default][: max(0, self.candidates - 1)]
         side = encounter.creature(actor).side
-        seeds = self.rng.integers(0, 2**63 - 1, size=self.playouts)
-        best, best_score = default, -1.0
-        bar = 0.0
-        for k, command in enumerate(tried):
-            score = 0.0
-            for seed in seeds:
-                trial = encounter.clone()
-                trial.apply(command)
-                score += self._play(trial, int(seed), side)
-            if k == 0:
-                best_score = score
-                bar = score + self.margin * self.playouts
-            elif score >= bar and score > best_score:
-                best, best_score = command, score
+        seeds = [int(x) for x in self.rng.integers(0, 2**63 - 1, size=self.playouts)]
+        base = [self._after(encounter, default, seed, side) for seed in seeds]
+        best, best_gain = default, 0.0
+        more: list[int] = []
+        base_more: list[float] = []
+        for command in others:
+            got = [self._after(encounter, command, seed, side) for seed in seeds]
+            if not _clearly_better(got, base, SCREEN_Z):
+                continue
+            if not more:  # a contender: confirm on fresh dice (shared by every contender)
+                count = self.playouts * CONFIRM_FACTOR
+                more = [int(x) for x in self.rng.integers(0, 2**63 - 1, size=count)]
+                base_more = [self._after(encounter, default, seed, side) for seed in more]
+            got_more = [self._after(encounter, command, seed, side) for seed in more]
+            if not _clearly_better(got_more, base_more, CONFIRM_Z):
+                continue
+            gain = (sum(got_more) - sum(base_more)) / len(more)
+            if gain > best_gain:
+                best, best_gain = command, gain
         self.searched += 1
-        self.played += len(tried) * self.playouts
         return best
+
+    def _after(self, encounter: Encounter, command: Command, seed: int, side: Side) -> float:
+        trial = encounter.clone()
+        trial.apply(command)
+        self.played += 1
+        return self._play(trial, seed, side)
 
     def _play(self, encounter: Encounter, seed: int, side: Side) -> float:
         """Play ``encounter`` out on dice from ``seed``: 1 if ``side`` wins, 0.5 if undecided."""
@@ -108,10 +121,18 @@ class SearchPolicy:
                 encounter.apply(rollout.choose(encounter, who))
 
 
+def _clearly_better(got: list[float], base: list[float], z: float) -> bool:
+    """Whether the paired differences ``got − base`` are positive by ``z`` standard errors
+    (their sum against the root of their summed squares: a sign test with ties dropped)."""
+    diffs = [g - b for g, b in zip(got, base, strict=True)]
+    total = sum(diffs)
+    spread = sum(d * d for d in diffs)
+    return total > 0 and total * total >= z * z * spread
+
+
 __all__ = [
     "DEFAULT_CANDIDATES",
     "DEFAULT_HORIZON",
-    "DEFAULT_MARGIN",
     "DEFAULT_PLAYOUTS",
     "SearchPolicy",
 ]
