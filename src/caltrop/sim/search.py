@@ -11,9 +11,10 @@ several noisy estimates looks better than it is): another command replaces ``tac
 if its paired playouts beat it clearly (``SCREEN_Z`` standard errors), then again on fresh dice
 (``CONFIRM_FACTOR`` times the playouts, ``CONFIRM_Z``).
 
-A budget bounds the work: ``playouts`` per candidate, at most ``candidates`` commands tried
-(``tactical``'s choice always among them), playouts cut at ``horizon`` rounds (a cut fight
-counts as half a win). Choices depend on the policy's own seeded RNG, so the policy is not
+A budget bounds the work: ``playouts`` per candidate, fewer when ``budget`` playouts shared
+among the candidates allow fewer (never under ``MIN_PLAYOUTS``), at most ``candidates``
+commands tried (``tactical``'s choice always among them), playouts cut at ``horizon`` rounds (a
+cut fight counts as half a win). Choices depend on the policy's own seeded RNG, so the policy is not
 deterministic (no ``--exact``) but is reproducible: the runner seeds it per encounter.
 """
 
@@ -27,8 +28,12 @@ from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from caltrop.sim.policies import Policy
 from caltrop.sim.tactics import TacticalPolicy
 
-#: Playouts per candidate command.
+#: Playouts per candidate command (at most; see DEFAULT_BUDGET).
 DEFAULT_PLAYOUTS = 12
+#: Screening playouts per decision, shared among the candidates (at least MIN_PLAYOUTS each):
+#: a decision among many commands gets fewer playouts per command.
+DEFAULT_BUDGET = 48
+MIN_PLAYOUTS = 6
 #: Commands tried at one decision (tactical's choice first, then the others in legal order).
 DEFAULT_CANDIDATES = 8
 #: Rounds a playout may run past the decision before it is cut (half a win each).
@@ -54,9 +59,11 @@ class SearchPolicy:
         playouts: int = DEFAULT_PLAYOUTS,
         candidates: int = DEFAULT_CANDIDATES,
         horizon: int = DEFAULT_HORIZON,
+        budget: int = DEFAULT_BUDGET,
         base: Policy | None = None,
     ) -> None:
         self.rng = rng
+        self.budget = budget
         self.playouts = playouts
         self.candidates = candidates
         self.horizon = horizon
@@ -74,7 +81,8 @@ class SearchPolicy:
             return default
         others = [c for c in legal if c != default][: max(0, self.candidates - 1)]
         side = encounter.creature(actor).side
-        seeds = [int(x) for x in self.rng.integers(0, 2**63 - 1, size=self.playouts)]
+        per = max(MIN_PLAYOUTS, min(self.playouts, self.budget // (len(others) + 1)))
+        seeds = [int(x) for x in self.rng.integers(0, 2**63 - 1, size=per)]
         base = [self._after(encounter, default, seed, side) for seed in seeds]
         best, best_gain = default, 0.0
         more: list[int] = []
@@ -84,7 +92,7 @@ class SearchPolicy:
             if not _clearly_better(got, base, SCREEN_Z):
                 continue
             if not more:  # a contender: confirm on fresh dice (shared by every contender)
-                count = self.playouts * CONFIRM_FACTOR
+                count = per * CONFIRM_FACTOR
                 more = [int(x) for x in self.rng.integers(0, 2**63 - 1, size=count)]
                 base_more = [self._after(encounter, default, seed, side) for seed in more]
             got_more = [self._after(encounter, command, seed, side) for seed in more]
@@ -131,6 +139,7 @@ def _clearly_better(got: list[float], base: list[float], z: float) -> bool:
 
 
 __all__ = [
+    "DEFAULT_BUDGET",
     "DEFAULT_CANDIDATES",
     "DEFAULT_HORIZON",
     "DEFAULT_PLAYOUTS",
