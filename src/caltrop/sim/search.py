@@ -42,8 +42,8 @@ DEFAULT_HORIZON = 30
 #: many standard errors, then again on ``CONFIRM_FACTOR`` times as many fresh playouts by
 #: ``CONFIRM_Z``: the best of several noisy estimates is biased upward (the winner's curse),
 #: and without the test the search leaves a good default for noise.
-SCREEN_Z = 1.5
-CONFIRM_Z = 2.5
+SCREEN_Z = 1.0
+CONFIRM_Z = 2.0
 CONFIRM_FACTOR = 4
 
 _ROLL = RollDice()
