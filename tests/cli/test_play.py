@@ -171,7 +171,7 @@ def test_physical_dice_show_die_by_die_and_bad_dice_change_nothing(tmp_path: Pat
         "5d4+1d8 needs 6 dice (5×d4, 1×d8); 3 entered",
         "die 5 of 6 is a d4 and shows 1 to 4, not 9",
         "die 6 of 6 is a d8 and shows 1 to 8, not 0",
-        "a die face must be a whole number, not 'x' in 'roll 3,1,4,4,2,x'",
+        "die 6 is 'x', not a whole number (e.g. 3,1,4)",
         "5d4+1d8 needs 6 dice (5×d4, 1×d8); 7 entered",
     ]
     declared, after_bad_dice, rolled = states(out)
@@ -348,7 +348,7 @@ def test_save_writes_a_log_that_replays_to_the_state_saved(tmp_path: Path) -> No
     out = result.stdout
     assert f"saved 3 commands to {save}" in out
     assert refusals(out)[0] == "save where? 'save FILE.jsonl' (or start with --log FILE)"
-    assert refusals(out)[1].startswith(f"cannot save to {blocked}/x.jsonl")
+    assert refusals(out)[1].startswith(f"{blocked}/x.jsonl: not a directory")
     (state,) = states(out)
     assert replay_json(save) == state
     assert log_commands(save) == ["bron: strike orc-brute", "aria: help", "roll"]
@@ -376,7 +376,7 @@ def test_an_unwritable_log_is_refused_at_the_start(tmp_path: Path) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("x\n")
     result = run("play", "orc-bridge", "--log", f"{blocked}/log.jsonl", stdin="quit\n")
-    assert_user_error(result, f"cannot save to {blocked}/log.jsonl")
+    assert_user_error(result, f"{blocked}/log.jsonl: not a directory")
 
 
 # -- (e) help, legal, quit, end of input ----------------------------------------------------------
@@ -430,10 +430,7 @@ def test_legal_lists_what_each_creature_may_do_now() -> None:
 def test_the_reaction_window_names_who_may_react() -> None:
     out = play("orc-bridge", lines=["bron: strike orc-brute"]).stdout
     assert "Bron's strike roll is pending: 5d4+1d8" in out
-    assert (
-        "Orc Brute may react: orc-brute: parry | orc-brute: pass  (or type 'roll' to roll now)"
-        in out
-    )
+    assert "Orc Brute (orc-brute) may react: parry | pass  (or type 'roll' to roll now)" in out
 
 
 @pytest.mark.parametrize("word", ["quit", "exit"])
@@ -565,7 +562,7 @@ def test_resume_refuses_a_file_a_seed_or_a_bad_log(tmp_path: Path) -> None:
     assert_user_error(run("play", "--resume", str(tmp_path / "gone.jsonl")), "gone.jsonl")
     broken = tmp_path / "broken.jsonl"
     broken.write_text("{\n")
-    assert_user_error(run("play", "--resume", str(broken)), f"{broken}:1: not a JSON line")
+    assert_user_error(run("play", "--resume", str(broken)), f"{broken}: line 1: not a JSON line")
 
 
 # -- the README -----------------------------------------------------------------------------------
@@ -610,11 +607,10 @@ def test_readme_names_both_examples_and_they_open() -> None:
     text = README.read_text(encoding="utf-8")
     for name in EXAMPLES:
         assert f"caltrop play {name}" in text
-    assert (
-        "Bron (bron) to act — strike orc-brute with sword | goblin-archer with sword; end turn"
-        in (play("orc-bridge", lines=[]).stdout)
+    assert "Bron (bron) to act — strike orc-brute|goblin-archer with sword; end turn" in (
+        play("orc-bridge", lines=[]).stdout
     )
-    assert "Bron (bron) to act — strike orc-brute with sword" in text
+    assert "Bron (bron) to act — strike orc-brute" in text
 
 
 def test_readme_action_point_walkthrough_plays_without_refusal() -> None:
@@ -628,3 +624,64 @@ def test_readme_action_point_walkthrough_plays_without_refusal() -> None:
     assert "3 damage to Brakka (block 5 (dice 3 + Resistance 2))" in out
     assert "4 damage to Brakka (no defence: Resistance 2)" in out
     assert "vs DC 18: success (hit)" in out
+
+
+def test_help_fits_an_80_column_terminal() -> None:
+    out = play("orc-bridge", "--seed", "1", lines=["help"], columns=80).stdout
+    shown = out[out.index("Commands (one per line):") :].splitlines()
+    assert len(shown) >= 15
+    assert all(len(line) < 80 for line in shown)
+    assert "gm: pass all" in out
+    assert "TAB completes" in out
+
+
+# -- issue 9 and 10: nothing lost, nothing crashes ------------------------------------------------
+
+
+def test_a_log_of_another_game_is_never_overwritten(tmp_path: Path) -> None:
+    """Issue 10: "An existing log is never overwritten by a different game: refuse with the
+    reason (and point to --resume)"."""
+    log = tmp_path / "night-1.jsonl"
+    first = run(
+        "play", "orc-bridge", "--seed", "1", "--log", str(log), stdin="bron: end turn\nquit\n"
+    )
+    assert first.exit_code == 0, first.output
+    saved = log.read_text()
+    other = run("play", "goblin-ambush", "--seed", "2", "--log", str(log), stdin="quit\n")
+    assert other.exit_code == 2
+    assert "--resume" in other.stderr
+    assert log.read_text() == saved
+    resumed = run("play", "--resume", str(log), stdin="quit\n")
+    assert resumed.exit_code == 0, resumed.output
+    assert "resumed after 1 commands" in resumed.stdout
+
+
+def test_a_log_cut_mid_write_resumes_from_its_last_whole_event(tmp_path: Path) -> None:
+    """Issue 10: "A log whose last line was cut … resumes up to its last whole event, saying
+    what was dropped"."""
+    log = tmp_path / "cut.jsonl"
+    run("play", "orc-bridge", "--seed", "1", "--log", str(log), stdin="bron: end turn\nquit\n")
+    text = log.read_text()
+    log.write_text(text + '{"event": "command", "n": 2, "comm')
+    resumed = run("play", "--resume", str(log), stdin="quit\n")
+    assert resumed.exit_code == 0, resumed.output
+    assert "cut off mid-write" in resumed.stderr
+    assert "resumed after 1 commands" in resumed.stdout
+
+
+@pytest.mark.parametrize("line", ["undo ²", "undo " + "9" * 5000, "save a\x00b", "undo -1"])
+def test_session_killers_are_refused_in_words(line: str) -> None:
+    """Issue 10: these reached tracebacks in ``play``; each is now a refusal and play goes on."""
+    result = run("play", "orc-bridge", stdin=f"{line}\nbron: end turn\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert "✗" in result.stdout
+
+
+def test_gm_adds_a_bundled_creature_by_name() -> None:
+    """R48 at the table: ``gm: add`` finds a bundled creature by name (the README's Action Point
+    walkthrough shows a declined defence settled without a ``roll`` of 0)."""
+    result = run("play", "orc-bridge", stdin="gm: add goblin after bron\njson\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert '"id": "goblin"' in result.stdout
+    assert "✗" not in result.stdout

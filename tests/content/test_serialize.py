@@ -136,11 +136,15 @@ def creatures(draw: st.DrawFn, creature_id: str) -> CreatureDef:
 @st.composite
 def encounters(draw: st.DrawFn) -> EncounterDef:
     ids = draw(st.lists(words, min_size=1, max_size=5, unique=True))
+    # Reserves (R48) are kept under their own ids, which participants may share (goblin and
+    # its renamed copies goblin-1, goblin-2; or an unrenamed participant and its creature).
+    reserve_ids = draw(st.lists(words, max_size=3, unique=True))
     return EncounterDef(
         name=draw(st.text(min_size=1, max_size=20)),
         ruleset=draw(rulesets),
         participants=tuple(draw(creatures(i)) for i in ids),
         description=draw(st.text(max_size=30)),
+        reserves=tuple(draw(creatures(i)) for i in reserve_ids),
     )
 
 
@@ -162,7 +166,7 @@ def test_serialisation_is_deterministic(encounter: EncounterDef) -> None:
 
 def test_dice_are_text_and_keys_are_fixed() -> None:
     data = encounter_to_dict(load_encounter("goblin-ambush"))
-    assert list(data) == ["format", "name", "description", "ruleset", "participants"]
+    assert list(data) == ["format", "name", "description", "ruleset", "participants", "reserves"]
     aria = next(p for p in data["participants"] if p["id"] == "aria")
     assert list(aria) == [
         "id",
@@ -257,6 +261,46 @@ def test_a_bad_saved_action_point_field_raises_content_error(change: Any, words:
     data = json.loads(json.dumps(encounter_to_dict(load_encounter("bridge-duel-ap"))))
     creature = data["participants"][1]
     change(creature["weapons"][0], creature)
+    with pytest.raises(ContentError) as info:
+        encounter_from_dict(data)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_reserves_are_written_only_when_there_are_some() -> None:
+    """R48: the GM may add the creatures an encounter includes (its ``reserves``); the log keeps
+    them so it replays on its own. A definition without reserves is written as before, and a
+    saved dict without the key (written before it existed) loads with none."""
+    goblin = CreatureDef("goblin", "Goblin", Side.NPC, {"Finesse": 4}, 9)
+    hero = CreatureDef("hero", "Hero", Side.PC, {"Finesse": 5}, 12)
+    plain = EncounterDef("Duel", Ruleset(), (hero, goblin))
+    assert "reserves" not in encounter_to_dict(plain)
+    with_reserves = EncounterDef("Duel", Ruleset(), (hero,), reserves=(goblin,))
+    data = encounter_to_dict(with_reserves)
+    assert list(data)[-1] == "reserves"
+    assert [r["id"] for r in data["reserves"]] == ["goblin"]
+    assert encounter_from_dict(json.loads(json.dumps(data))) == with_reserves
+    assert encounter_from_dict(encounter_to_dict(plain)).reserves == ()
+
+
+def test_the_bundled_reserves_round_trip() -> None:
+    encounter = load_encounter("goblin-ambush")
+    assert encounter.reserves
+    again = encounter_from_dict(json.loads(json.dumps(encounter_to_dict(encounter))))
+    assert again.reserves == encounter.reserves
+    assert again == encounter
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda d: d.__setitem__("reserves", {"goblin": 1}), ["encounter.reserves", "a list"]),
+        (lambda d: d["reserves"][0].pop("health"), ["reserves[1].health", "missing"]),
+    ],
+)
+def test_bad_saved_reserves_raise_content_error(change: Any, words: list[str]) -> None:
+    data = json.loads(json.dumps(encounter_to_dict(load_encounter("goblin-ambush"))))
+    change(data)
     with pytest.raises(ContentError) as info:
         encounter_from_dict(data)
     for word in words:

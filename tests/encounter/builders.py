@@ -299,4 +299,4 @@ def random_playout(encounter: Encounter, rng: random.Random, max_steps: int = 50
 def replayed(encounter: Encounter) -> Encounter:
     """The encounter rebuilt from its own log, through JSON text, as a saved file would be."""
     events = [json.loads(line) for line in encounter.log_lines()]
-    return Encounter.replay(encounter.definition, events)
+    return Encounter.replay(encounter.initial, events)

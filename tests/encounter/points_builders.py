@@ -180,7 +180,7 @@ def refused(encounter: Encounter, line: str, *fragments: str) -> str:
 def replayed(encounter: Encounter) -> Encounter:
     """The encounter rebuilt from its own log, through JSON text, as a saved file would be."""
     events = [json.loads(line) for line in encounter.log_lines()]
-    return Encounter.replay(encounter.definition, events)
+    return Encounter.replay(encounter.initial, events)
 
 
 # -- small mixed encounters for random play and the conformance suite ----------------------------

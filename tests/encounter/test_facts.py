@@ -49,11 +49,20 @@ def test_fact_text_round_trips(line: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["gm: set aria", "gm: set aria fly on", "gm: set goblin aware on", "gm: set aria at 3"],
+    ["gm: set aria", "gm: set aria fly", "gm: set goblin aware on", "gm: set aria at 3"],
 )
 def test_malformed_facts_are_refused(line: str) -> None:
     with pytest.raises(InvalidActionError):
         parse_command(line)
+
+
+def test_a_condition_no_ruleset_names_is_refused_by_the_engine() -> None:
+    """R48: "set any condition or fact" — any condition the content names; ``fly`` is well
+    formed but this ruleset names no such condition, so the engine refuses it and says which."""
+    enc = _duel()
+    with pytest.raises(IllegalActionError, match=r"no condition 'fly' \(conditions: prone"):
+        enc.apply(parse_command("gm: set aria fly on"))
+    assert enc.commands == ()
 
 
 def test_facts_change_state_and_replay() -> None:
@@ -78,12 +87,18 @@ def test_facts_change_state_and_replay() -> None:
     assert points(enc.resources[1]).unaware_of == ("aria",)
 
 
-def test_facts_belong_to_the_action_point_module() -> None:
+@pytest.mark.parametrize(
+    "line", ["gm: set a aware b off", "gm: set a sight b off", "gm: set a at 1,2"]
+)
+def test_positions_and_awareness_belong_to_the_action_point_module(line: str) -> None:
+    """R34's facts (positions, awareness, line of sight) mean nothing without positions: the
+    Action Load module refuses them with that reason (R48: facts work "where they mean
+    anything"); prone is a condition there (see tests/encounter/test_gm.py)."""
     ruleset = Ruleset()
     a = CreatureDef("a", "A", Side.PC, {"Finesse": 3}, 5)
     b = CreatureDef("b", "B", Side.NPC, {"Finesse": 3}, 5)
     enc = Encounter.begin(EncounterDef("load", ruleset, (a, b)), seed=1)
     before = enc.to_json()
     with pytest.raises(IllegalActionError, match="Action Point module"):
-        enc.apply(parse_command("gm: set a prone on"))
+        enc.apply(parse_command(line))
     assert enc.to_json() == before

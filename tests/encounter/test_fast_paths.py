@@ -2,7 +2,7 @@
 
 Issue 3 asks for a state whose clone and step are fast (issue 5: thousands of encounters a
 second). The engine therefore works out once per definition which commands each action could
-ever give (:class:`~caltrop.encounter.state._Choices`), asks whether a creature may react
+ever give (:class:`~caltrop.economy.load_actions._Choices`), asks whether a creature may react
 without building its commands, remembers pool expressions, and rolls dice without the
 :class:`~caltrop.dice.Roll` tree. These tests hold those paths to an oracle: legal-action
 generation and "who decides now" written out plainly from the rules, as the engine had them
@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 
 from caltrop.content import load_encounter
-from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
+from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, PassAll, RollDice
 from caltrop.core.model import ActionDef, ActionKind, EncounterDef
+from caltrop.economy.action_load import LoadState
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
 from tests.encounter.builders import (
     ACTION_LOAD_RULESETS,
@@ -38,18 +39,23 @@ def _grant_fits(enc: Encounter, i: int, action: ActionDef, other: int) -> bool:
     if grant is None:
         return False
     same = enc.creatures[i].side is enc.creatures[other].side
-    return same if grant.to == "ally" else not same
+    return (same and i != other) if grant.to == "ally" else not same  # R47: allies are others
 
 
 def _candidates(
     enc: Encounter, i: int, action: ActionDef, top: PendingRoll | None
 ) -> Iterator[Command]:
     creature = enc.creatures[i]
-    if not enc.economy.allows(creature, enc.resources[i], action, on_turn=top is None):
+    # R46: the gate sees the Load plus the costs of i's own declared actions still pending
+    owed = sum(p.action.cost for p in enc.pending if p.roller == i and p.action is not None)
+    resources = LoadState(enc.resources[i].as_dict()["load"] + owed)
+    if not enc.economy.allows(creature, resources, action, on_turn=top is None):
         return
     if action.kind is ActionKind.TEAM:
         assert top is not None
-        if _grant_fits(enc, i, action, top.roller):
+        # R47: one creature applies a source key to one roll once
+        applied = {creature.action(name).source_key for h, name in top.helpers if h == i}  # type: ignore[union-attr]
+        if _grant_fits(enc, i, action, top.roller) and action.source_key not in applied:
             yield Act(creature.id, action.name)
         return
     if action.kind is ActionKind.CHECK:
@@ -82,7 +88,11 @@ def oracle_legal(enc: Encounter, actor: str) -> list[Command]:
     if enc.over:
         return []
     if actor == GM:
-        return [RollDice()] if enc.pending else []
+        if not enc.pending:
+            return []
+        # the GM may roll, and may pass for everyone the window still asks (``gm: pass all``)
+        asking = enc.pending[-1].kind is not RollKind.INITIATIVE and oracle_current(enc) != CHANCE
+        return [RollDice(), PassAll()] if asking else [RollDice()]
     ids = [c.id for c in enc.creatures]
     if actor not in ids or enc.down[ids.index(actor)]:
         return []
@@ -208,9 +218,9 @@ def test_deep_copy_plays_on_like_the_original() -> None:
 
 def _table_commands(enc: Encounter) -> list[Act]:
     """Every Act the engine's tables could ever offer in ``enc`` (the objects it remembers)."""
-    from caltrop.encounter.state import _tables
+    from caltrop.economy.load_actions import tables as load_tables
 
-    tables = _tables(enc.definition)
+    tables = load_tables(enc.definition)
     out: list[Act] = []
     for per_creature in (*tables.own_turn, *(c for r in tables.reactions for c in r)):
         for choices in per_creature:

@@ -6,17 +6,20 @@ Every test quotes the seed text it checks and cites the ruling that decides it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from caltrop.core.model import ActionDef, ActionKind, Initiative
+from caltrop.core.model import ActionDef, ActionKind, Initiative, OffTurn
 from caltrop.economy.action_points import ActionPointsEconomy, PointsState, payment
-from caltrop.encounter import CHANCE, RollKind
+from caltrop.encounter import CHANCE, Encounter, RollKind
 from tests.encounter.points_builders import (
     DAGGER,
     ap_creature,
     ap_npc,
     ap_ruleset,
     begin,
+    definition,
     end_turns_until,
     pts,
     refused,
@@ -249,11 +252,13 @@ def test_r32_on_ones_own_turn_only_ap_pay() -> None:
     assert refusal.reason == "escape needs 2 AP (2 RP paid as 2 AP); 1 AP left"
 
 
-def test_r32_off_turn_the_engine_takes_only_reactions_escape_and_shake() -> None:
-    """R32: "Any action may be taken off-turn if it can be paid; the GM judges whether the moment
-    fits." Caltrop's decision (docs/rules.md): off turn, only reactions inside a window and Escape
-    and Shake Off; other actions are refused, naming whose turn it is."""
-    enc = begin(*_trio())  # type: ignore[arg-type]
+def test_r32_with_off_turn_reactions_the_engine_takes_only_reactions_escape_and_shake() -> None:
+    """R32: "Ruleset option ``off_turn_actions``: ``any`` (default) or ``reactions`` (only Block,
+    Dodge, Take Cover, Assist, Oppose, Escape, Shake Off)": with ``reactions`` other actions are
+    refused off turn, naming whose turn it is (``any`` is in tests/encounter/test_off_turn.py)."""
+    d = definition(*_trio())  # type: ignore[arg-type]
+    d = replace(d, ruleset=replace(d.ruleset, off_turn_actions=OffTurn.REACTIONS))
+    enc = Encounter.begin(d, 0)
     refused(enc, "bron: move to 0,2", "it is Aria's turn", "Bron's own turn")
     refused(enc, "orc: attack bron", "it is Aria's turn")
     refused(enc, "bron: block", "nothing to react to now")

@@ -58,7 +58,9 @@ RULESETS: list[Ruleset] = [ruleset(rev, reset) for rev in Revision for reset in 
 
 SOURCES = ["torch", "dark", "help", "hinder", "watch-my-back", "flank"]
 advantages = st.lists(
-    st.builds(Advantage, st.sampled_from(["adv", "dis"]), st.sampled_from(SOURCES)), max_size=3
+    st.builds(Advantage, st.sampled_from(["adv", "dis"]), st.sampled_from(SOURCES)),
+    max_size=3,
+    unique=True,  # R47: one creature's same source twice on one roll is refused
 ).map(tuple)
 
 Snapshot = tuple[str, list[str]]

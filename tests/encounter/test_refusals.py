@@ -323,7 +323,7 @@ def test_refused_command_changes_nothing(
         ("aria: end turn +fast", "flags go with actions"),
         ("aria: move to 3", "a position is X,Y in meters"),
         ("aria: strike goblin +luck:clover", "advantage is written +adv:SOURCE"),
-        ("roll 1,x", "a die face must be a whole number"),
+        ("roll 1,x", "die 2 is 'x', not a whole number"),
         ("dance", "a command is 'CREATURE: ACTION …'"),
         ("gm: call aria", "a GM-called roll is 'gm: call CREATURE ASPECT [dc N]'"),
         ("gm: call aria Finesse +count-load +no-count-load", "not both"),

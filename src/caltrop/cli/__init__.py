@@ -1,4 +1,5 @@
-"""The ``caltrop`` command (typer + rich): ``roll``, ``odds``, ``pool``, ``table``, ``play``, ``replay``.
+"""The ``caltrop`` command (typer + rich): ``roll``, ``odds``, ``pool``, ``table``, ``play``, ``replay``,
+``sim``, ``sweep``, and for content ``validate``, ``new`` and ``examples``.
 
 One small module per command group; this package only assembles them. User errors (a bad
 expression, bad entered dice, a bad option) print in red on stderr and exit with code 2.
@@ -11,7 +12,14 @@ from typing import Annotated
 import typer
 
 from caltrop import __version__
-from caltrop.cli import dice_commands, play, pool_command, sim_commands, table_command
+from caltrop.cli import (
+    content_commands,
+    dice_commands,
+    play,
+    pool_command,
+    sim_commands,
+    table_command,
+)
 
 app = typer.Typer(
     name="caltrop",
@@ -32,6 +40,9 @@ app.command("play")(play.play)
 app.command("replay")(play.replay)
 app.command("sim")(sim_commands.sim)
 app.command("sweep")(sim_commands.sweep)
+app.command("validate")(content_commands.validate)
+app.command("new")(content_commands.new)
+app.command("examples")(content_commands.examples)
 
 
 def _version(value: bool) -> None:

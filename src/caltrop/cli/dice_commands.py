@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,7 +11,6 @@ import typer
 
 from caltrop.cli.common import (
     exclusive,
-    fail,
     fraction_text,
     out,
     parse_expr,
@@ -20,6 +18,7 @@ from caltrop.cli.common import (
     saved,
     user_errors,
 )
+from caltrop.cli.inputs import MAX_SEED, MAX_TOTAL, entered_faces, plot_target
 from caltrop.cli.render import exact_is_cheap, odds_summary, odds_table
 from caltrop.dice.distribution import distribution
 from caltrop.dice.render import render_d4_math, render_json, render_plain
@@ -29,27 +28,26 @@ ExprArg = Annotated[
     str, typer.Argument(help="Dice expression: 5d4+1d8, 3d4-2, 2d8/2+3 (/2 halves rounding up).")
 ]
 DcOpt = Annotated[
-    int | None, typer.Option("--dc", help="Difficulty: success iff total ≥ DC (R16).")
+    int | None,
+    typer.Option(
+        "--dc",
+        min=-MAX_TOTAL,
+        max=MAX_TOTAL,
+        help="Difficulty: success iff total ≥ DC (R16).",
+    ),
 ]
 EvasionOpt = Annotated[
     int | None,
-    typer.Option("--evasion", help="Target's Evasion: damage = max(0, total − Evasion) (R16)."),
+    typer.Option(
+        "--evasion",
+        min=-MAX_TOTAL,
+        max=MAX_TOTAL,
+        help="Target's Evasion: damage = max(0, total − Evasion) (R16).",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 _SEED_BITS = 32  # short enough to type back in, plenty for a table roll
-
-
-def _entered_faces(text: str) -> list[int]:
-    """``"3,1,4,4,2,7"`` (commas and/or spaces) → faces; anything else is a user error."""
-    items = [s for s in re.split(r"[\s,]+", text.strip()) if s]
-    faces: list[int] = []
-    for i, item in enumerate(items, start=1):
-        try:
-            faces.append(int(item))
-        except ValueError:
-            fail(f"--dice: die {i} is {item!r}, not a whole number (write e.g. --dice 3,1,4,4,2,7)")
-    return faces
 
 
 def roll(
@@ -57,7 +55,10 @@ def roll(
     seed: Annotated[
         int | None,
         typer.Option(
-            "--seed", min=0, help="Seed for numpy's default_rng; without it a fresh seed is shown."
+            "--seed",
+            min=0,
+            max=MAX_SEED,
+            help="Seed for numpy's default_rng; without it a fresh seed is shown.",
         ),
     ] = None,
     dice: Annotated[
@@ -78,7 +79,7 @@ def roll(
     used_seed: int | None = None
     with user_errors():
         if dice is not None:
-            result = roll_expr(expr, entered=_entered_faces(dice))
+            result = roll_expr(expr, entered=entered_faces(dice))
         else:
             used_seed = seed if seed is not None else secrets.randbits(_SEED_BITS)
             result = roll_expr(expr, np.random.default_rng(used_seed))
@@ -140,6 +141,7 @@ def odds(
     exclusive(dc=dc, evasion=evasion)
     expr = parse_expr(expression)
     dist = distribution(expr)
+    plot = plot_target(plot) if plot is not None else None
 
     if plot is not None:
         from caltrop.cli.plots import odds_figure, save  # matplotlib loads only when asked

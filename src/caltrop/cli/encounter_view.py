@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from caltrop.cli.points_view import points_state_table
+from caltrop.cli.fit import Fitted
+from caltrop.cli.points_view import points_state_table, roll_terms
 from caltrop.core.commands import Act, CallRoll, Command, EndEncounter, EndTurn, Pass
-from caltrop.core.model import ActionKind, Side
+from caltrop.core.model import ActionKind, Economy, Side
+from caltrop.core.pool import Revision
 from caltrop.dice.parse import parse
 from caltrop.dice.render import render_d4_math
 from caltrop.dice.roll import roll
@@ -46,7 +49,7 @@ def command_story(encounter: Encounter, command: Command, outcome: Outcome | Non
     """One line telling what a command did (for the play session and ``caltrop replay``)."""
     if outcome is not None:
         return outcome_text(outcome, {c.id: c.name for c in encounter.creatures})
-    if isinstance(command, Act) and encounter.module is not None:
+    if isinstance(command, Act) and encounter.definition.ruleset.economy is Economy.ACTION_POINTS:
         return f"{encounter.creature(command.actor).name}: {str(command).split(': ', 1)[1]}"
     if isinstance(command, Act):
         actor = encounter.creature(command.actor)
@@ -66,48 +69,89 @@ def command_story(encounter: Encounter, command: Command, outcome: Outcome | Non
     return str(command)
 
 
-def _may_do(encounter: Encounter, creature_id: str) -> Text:
-    """Every action of the creature, green if it may take it now, dim with the reason if not."""
+def _action_labels(encounter: Encounter, creature_id: str) -> list[tuple[str, str]]:
+    """Every action of the creature as ``(name(cost), style)``: bold green if it may take it now,
+    green if its gate is open (R11), struck if not."""
     i = encounter.index(creature_id)
     creature = encounter.creatures[i]
-    text = Text()
-    if encounter.down[i]:
-        return Text("down", style="red")
     pending = encounter.pending_roll
     on_turn = pending is None and encounter.turn_owner == creature_id
+    labels: list[tuple[str, str]] = []
     for action in creature.actions:
-        if text:
-            text.append("  ")
         gate = encounter.economy.gate(creature, encounter.resources[i], action, on_turn=on_turn)
         usable_now = (on_turn and action.kind is not ActionKind.TEAM) or (
             pending is not None and action.reaction and pending.roller != i
         )
-        label = f"{action.name}({action.cost})"
-        if gate and usable_now:
-            text.append(label, style="bold green")
-        elif gate:
-            text.append(label, style="green")
-        else:
-            text.append(label, style="dim strike")
+        style = "bold green" if gate and usable_now else "green" if gate else "dim strike"
+        labels.append((f"{action.name}({action.cost})", style))
+    return labels
+
+
+def _may_do(encounter: Encounter, creature_id: str, *, compact: bool = False) -> Text:
+    """The creature's actions, styled by :func:`_action_labels`; ``compact``: those it may take
+    now first, one space apart (the cell cuts the rest short)."""
+    if encounter.down[encounter.index(creature_id)]:
+        return Text("down", style="red")
+    labels = _action_labels(encounter, creature_id)
+    if compact:
+        rank = {"bold green": 0, "green": 1}
+        labels.sort(key=lambda label: rank.get(label[1], 2))
+    text = Text()
+    for label, style in labels:
+        if text:
+            text.append(" " if compact else "  ")
+        text.append(label, style=style)
     return text
 
 
-def _aspects(encounter: Encounter, i: int) -> str:
-    """Each Aspect with what is left of it: ``Finesse 6→7`` is Aspect 6, Aspect − Load 7."""
-    c = encounter.creatures[i]
+def _load(encounter: Encounter, i: int) -> int | None:
     load = encounter.resources[i].as_dict().get("load")
+    return int(load) if load is not None else None
+
+
+def _aspects(encounter: Encounter, i: int, short: Mapping[str, str] | None = None) -> str:
+    """Each Aspect with its gate: ``Finesse 6→7`` is Aspect 6, Aspect − Load 7 (R11);
+    ``short`` names the Aspects by abbreviation (``F6→7``)."""
+    c = encounter.creatures[i]
+    load = _load(encounter, i)
     parts = []
-    for name, value in sorted(c.aspects.items(), key=lambda kv: -kv[1]):
-        parts.append(f"{name} {value}" if load is None else f"{name} {value}→{value - load}")
-    return ", ".join(parts)
+    # Full names: the highest first; abbreviations: in the key's order, the same on every row.
+    ordered = [(n, c.aspects[n]) for n in short if n in c.aspects] if short else None
+    for name, value in ordered or sorted(c.aspects.items(), key=lambda kv: -kv[1]):
+        label = f"{short[name]}{value}" if short else f"{name} {value}"
+        parts.append(label if load is None else f"{label}→{value - load}")
+    return (" " if short else ", ").join(parts)
 
 
-def state_table(encounter: Encounter) -> Table:
-    """Turn order with Health, resources, Aspect − Load and what each creature may still do."""
-    if encounter.module is not None:
-        return points_state_table(encounter)
+def abbreviations(names: Iterable[str]) -> dict[str, str]:
+    """The shortest prefix of each name that no other name starts with: ``F`` for Finesse."""
+    unique = list(dict.fromkeys(names))
+    short: dict[str, str] = {}
+    for name in unique:
+        others = [n for n in unique if n != name]
+        n = 1
+        while n < len(name) and any(o.startswith(name[:n]) for o in others):
+            n += 1
+        short[name] = name[:n]
+    return short
+
+
+def _title(encounter: Encounter) -> str:
+    return f"{encounter.definition.name} — round {encounter.round}"
+
+
+def _creature_label(encounter: Encounter, i: int) -> Text:
+    c = encounter.creatures[i]
+    style = "cyan" if c.side is Side.PC else "magenta"
+    return Text(
+        c.id if c.name.lower().replace(" ", "-") == c.id else f"{c.name} ({c.id})", style=style
+    )
+
+
+def _full_table(encounter: Encounter) -> Table:
+    """Turn order with Health, Load, each Aspect → Aspect − Load and every action (wide screens)."""
     table = Table(
-        title=f"{encounter.definition.name} — round {encounter.round}",
+        title=_title(encounter),
         caption="Aspect a→b: Aspect a, a − Load = b.  bold: may do now;  green: gate open;  struck: gate shut",
         expand=True,
     )
@@ -120,14 +164,9 @@ def state_table(encounter: Encounter) -> Table:
     owner = encounter.turn_owner
     for i in encounter.order:
         c = encounter.creatures[i]
-        marker = "▶" if c.id == owner else ""
-        style = "cyan" if c.side is Side.PC else "magenta"
         table.add_row(
-            marker,
-            Text(
-                c.id if c.name.lower().replace(" ", "-") == c.id else f"{c.name} ({c.id})",
-                style=style,
-            ),
+            "▶" if c.id == owner else "",
+            _creature_label(encounter, i),
             Text(f"{encounter.health[i]}/{c.max_health}", style="red" if encounter.down[i] else ""),
             encounter.economy.describe(c, encounter.resources[i]),
             _aspects(encounter, i),
@@ -136,19 +175,85 @@ def state_table(encounter: Encounter) -> Table:
     return table
 
 
+def _compact_table(encounter: Encounter) -> Table:
+    """The same, one line per creature on an 80-column screen: ids whole, Aspects abbreviated,
+    the actions those it may take now first, cut short at the edge ('legal ID' lists all)."""
+    short = abbreviations(name for c in encounter.creatures for name in c.aspects)
+    key = ", ".join(f"{a} {name}" for name, a in short.items())
+    table = Table(
+        title=_title(encounter),
+        caption=f"{key}; a→b: Aspect a, a − Load = b\n"
+        "bold: may do now; green: gate open; struck: shut; 'legal ID': all",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+        expand=True,
+    )
+    width = max(len(c.id) for c in encounter.creatures)
+    table.add_column("", width=1, no_wrap=True)
+    table.add_column("creature", min_width=width, no_wrap=True)
+    table.add_column("health", justify="right", no_wrap=True)
+    table.add_column("Load", justify="right", no_wrap=True)
+    table.add_column("a→b", no_wrap=True)
+    table.add_column("actions (cost)", ratio=1, no_wrap=True, overflow="ellipsis")
+    owner = encounter.turn_owner
+    for i in encounter.order:
+        c = encounter.creatures[i]
+        load = _load(encounter, i)
+        table.add_row(
+            "▶" if c.id == owner else "",
+            Text(c.id, style="cyan" if c.side is Side.PC else "magenta"),
+            Text(f"{encounter.health[i]}/{c.max_health}", style="red" if encounter.down[i] else ""),
+            str(load)
+            if load is not None
+            else encounter.economy.describe(c, encounter.resources[i]),
+            _aspects(encounter, i, short),
+            _may_do(encounter, c.id, compact=True),
+        )
+    return table
+
+
+def state_table(encounter: Encounter) -> RenderableType:
+    """Turn order with Health, resources, Aspect − Load and what each creature may still do:
+    the full table where it fits the terminal, the compact one where not."""
+    if encounter.definition.ruleset.economy is Economy.ACTION_POINTS:
+        return points_state_table(encounter)
+    return Fitted(_full_table(encounter), _compact_table(encounter))
+
+
+def load_legend(encounter: Encounter) -> Text | None:
+    """One line on a negative Load, when any creature has one (R10, R12; legacy R20)."""
+    loads = [_load(encounter, i) for i in range(len(encounter.creatures))]
+    lowest = min((load for load in loads if load is not None), default=0)
+    if lowest >= 0:
+        return None
+    if encounter.definition.ruleset.revision is Revision.LEGACY:
+        effect = "a negative Load adds dice (legacy, R20)"
+    else:
+        effect = "a negative Load adds no dice (R12)"
+    return Text(f"Load {lowest} = Exhaustion − Load Buffer (R10); {effect}", style="italic")
+
+
 def _legal_summary(encounter: Encounter, decider: str) -> str:
-    """The decider's options grouped by action: ``strike goblin-1|goblin-2; end turn``."""
-    groups: dict[str, list[str]] = {}
+    """The decider's options grouped by action: ``shoot aria|bron with shortbow; end turn``."""
+    groups: dict[tuple[str, str], list[str]] = {}
     for command in encounter.legal_actions(decider):
         text = str(command).split(": ", 1)[1]
-        head, _, rest = text.partition(" ")
-        groups.setdefault(head if rest and head != "end" else text, []).append(
-            rest if head != "end" else ""
-        )
+        if isinstance(command, Act) and command.targets:
+            head, _, rest = text.partition(" ")
+            targets = " ".join(command.targets)
+            tail = rest[len(targets) :] if rest.startswith(targets) else f" {rest}"
+            groups.setdefault((head, tail), []).append(targets)
+        elif isinstance(command, Act):
+            head, _, rest = text.partition(" ")
+            groups.setdefault((head, ""), []).append(rest)
+        else:
+            groups.setdefault((text, ""), [])
     parts = []
-    for head, rests in groups.items():
-        shown = [r for r in rests if r]
-        parts.append(f"{head} {' | '.join(shown)}" if shown else head)
+    for (head, tail), items in groups.items():
+        shown = [item for item in items if item]
+        parts.append(f"{head} {'|'.join(shown)}{tail}" if shown else f"{head}{tail}")
     return "; ".join(parts)
 
 
@@ -164,15 +269,18 @@ def pending_panel(encounter: Encounter) -> RenderableType | None:
         if pending.stage == "defence":
             what += f" against {pending.context.get('incoming')} damage"
     lines = [f"{roller.name}'s {what} roll is pending: {encounter.pending_expression()}"]
+    if pending.kind is RollKind.STAGE:
+        lines += roll_terms(encounter, pending)
     if pending.advantages:
         lines.append("advantage: " + " ".join(str(a) for a in pending.advantages))
     decider = encounter.current()
     if decider == CHANCE:
         lines.append("type 'roll' (or 'roll 3,1,4,…' for physical dice)")
     else:
+        options = [str(c).split(": ", 1)[1] for c in encounter.legal_actions(decider)]
         lines.append(
-            f"{encounter.creature(decider).name} may react: "
-            + " | ".join(str(c) for c in encounter.legal_actions(decider))
+            f"{encounter.creature(decider).name} ({decider}) may react: "
+            + " | ".join(options)
             + "  (or type 'roll' to roll now)"
         )
     title = "initiative" if pending.kind is RollKind.INITIATIVE else "reaction window"
@@ -182,6 +290,9 @@ def pending_panel(encounter: Encounter) -> RenderableType | None:
 def screen(encounter: Encounter) -> RenderableType:
     """Everything a table needs to see after a command."""
     parts: list[RenderableType] = [state_table(encounter)]
+    legend = load_legend(encounter)
+    if legend is not None:
+        parts.append(legend)
     panel = pending_panel(encounter)
     if panel is not None:
         parts.append(panel)

@@ -2,72 +2,76 @@
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
+import re
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from caltrop.cli.encounter_view import command_story, screen
+from caltrop.cli.line_editing import Prompt
 from caltrop.content import (
     bundled_encounters,
     default_encounter_path,
     encounter_from_dict,
     encounter_to_dict,
     load_encounter,
+    resolve_creature,
 )
-from caltrop.core.commands import parse_command
+from caltrop.content.logfile import read_log_events
+from caltrop.content.logfile import write_log as write_log_file
+from caltrop.core.commands import AddCreature, Command, parse_command
 from caltrop.encounter import TERMINAL, Encounter
 from caltrop.errors import CaltropError
 
 HELP = """\
 Commands (one per line):
-  aria: strike goblin-1 with dagger +adv:torch  declare an action (advantage with a source key)
-  aria: pick-lock dc 12                         a check against a DC
-  bron: hinder                                  a team action on the pending roll (R15)
-  bron: pass                                    decline to react to the pending roll
-  roll                                          roll the pending roll with the seeded RNG
-  roll 3,1,4,4,2,7                              enter physical dice instead
-  aria: end turn                                end the turn (early is fine, R18)
-  gm: call aria Finesse dc 12 [+count-load]     a GM-called roll (R17)
-  gm: end encounter                             stop here
-Session: help, legal [ID], undo [N], save [FILE], json, quit (or end of input)"""
+  aria: strike goblin-1 with dagger +adv:torch  an action, advantage from torch
+  aria: pick-lock dc 12                 a check against a DC
+  bron: hinder                          a team action on the pending roll (R15)
+  bron: pass                            decline to react to the pending roll
+  roll                                  roll the pending roll (the seeded RNG)
+  roll 3,1,4,4,2,7                      enter physical dice instead
+  aria: end turn                        end the turn (early is fine, R18)
+GM (R17, R48):
+  gm: call aria Finesse dc 12 [+count-load]    a GM-called roll
+  gm: damage aria 3 | gm: heal aria 3          change Health
+  gm: set aria load 2 | gm: set aria prone on  set a number or a condition
+  gm: add goblin [as ID] [after ID | by initiative]   reinforcements
+  gm: remove ID | gm: order ID,ID,… | gm: pass all | gm: end encounter
+Session: help, legal [ID], undo [N], save [FILE], json, quit (or end of input)
+At a terminal: arrows edit, Up/Down recall earlier lines, TAB completes."""
 
 
-def write_log(path: Path, encounter: Encounter) -> None:
-    """Write the log atomically: a failed write never leaves half a save behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(encounter.log_lines()) + "\n")
-    os.replace(tmp, path)
+def write_log(path: Path, encounter: Encounter, *, replace_game: bool = False) -> None:
+    """Save the log durably (:func:`caltrop.content.logfile.write_log`): atomic, fsynced, and
+    never over a file that holds another game unless ``replace_game``."""
+    write_log_file(path, encounter.log_lines(), replace_game=replace_game)
 
 
-def read_log(path: Path) -> Encounter:
-    """Rebuild an encounter from a JSON-lines log whose first event carries the encounter."""
-    events: list[dict[str, Any]] = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise CaltropError(f"{path}:{n}: not a JSON line ({exc.msg})") from None
-    if not events or "header" not in events[0] or "definition" not in events[0]["header"]:
+def read_log(path: Path, warn: Callable[[str], None] | None = None) -> Encounter:
+    """Rebuild an encounter from a JSON-lines log whose first event carries the encounter; a
+    last line cut mid-write is dropped (``warn`` is told)."""
+    events, warnings = read_log_events(path)
+    for warning in warnings:
+        if warn is not None:
+            warn(f"{path}: {warning}")
+    header = events[0].get("header")
+    if not isinstance(header, dict) or "definition" not in header:
         raise CaltropError(
             f"{path}:1: the first line must be a 'begin' event carrying the encounter"
         )
     try:
-        definition = encounter_from_dict(events[0]["header"]["definition"])
+        definition = encounter_from_dict(header["definition"])
         return Encounter.replay(definition, events)
     except CaltropError as exc:
         raise CaltropError(f"{path}: refused, this log does not replay: {exc}") from exc
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CaltropError(f"{path}: refused, not a Caltrop log ({exc!r})") from exc
+    except (KeyError, TypeError, ValueError, RecursionError) as exc:
+        raise CaltropError(f"{path}: refused, not a Caltrop log ({type(exc).__name__})") from exc
 
 
 def begin(path: Path | None, seed: int | None) -> Encounter:
@@ -92,20 +96,48 @@ def _error(console: Console, message: object) -> None:
 def _save(console: Console, path: Path, encounter: Encounter) -> bool:
     try:
         write_log(path, encounter)
-    except OSError as exc:
-        _error(console, f"cannot save to {path}: {exc.strerror or exc}")
+    except CaltropError as exc:
+        _error(console, exc)
+        return False
+    except (OSError, ValueError) as exc:  # e.g. a NUL byte in the name
+        _error(console, f"cannot save to {path!r}: {getattr(exc, 'strerror', None) or exc}")
         return False
     return True
 
 
-def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
+def _command(line: str, encounter: Encounter, base: Path | None) -> Command:
+    """The command a line says; ``gm: add`` of a creature the encounter does not hold in
+    reserve is looked up as a bundled creature or a creature file (R48)."""
+    command = parse_command(line)
+    if isinstance(command, AddCreature) and command.creature is None:
+        reserves = {c.id for c in encounter.definition.reserves}
+        if command.source not in reserves:
+            command = replace(command, creature=resolve_creature(command.source, base=base))
+    return command
+
+
+def _session(
+    encounter: Encounter, console: Console, log: Path | None, base: Path | None = None
+) -> None:
+    with Prompt(console, lambda: encounter) as prompt:
+        _loop(encounter, console, log, prompt, base)
+    if log is not None and _save(console, log, encounter):
+        console.print(f"log saved to {log}", markup=False, highlight=False)
+
+
+def _loop(
+    encounter: Encounter, console: Console, log: Path | None, prompt: Prompt, base: Path | None
+) -> None:
     console.print(screen(encounter))
     while True:
         try:
-            line = console.input("[bold]> [/bold]").strip()
+            line = prompt.read().strip()
         except (EOFError, KeyboardInterrupt):
             console.print()
             break
+        except UnicodeDecodeError:
+            _error(console, "that line was not UTF-8 text; it was skipped")
+            continue
         if not line:
             continue
         word, _, rest = line.partition(" ")
@@ -142,8 +174,8 @@ def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
             continue
         if word == "undo":
             count = rest.strip() or "1"
-            if not count.isdigit() or int(count) < 1:
-                _error(console, f"'undo' or 'undo N' (N commands back), not {line!r}")
+            if not re.fullmatch(r"[0-9]{1,7}", count) or int(count) < 1:
+                _error(console, f"'undo' or 'undo N' (N commands back), not {line[:40]!r}")
                 continue
             if int(count) > len(encounter.commands):
                 _error(console, f"nothing to undo: {len(encounter.commands)} commands so far")
@@ -152,19 +184,20 @@ def _session(encounter: Encounter, console: Console, log: Path | None) -> None:
                 console.print(f"undone: {encounter.undo()}", markup=False, highlight=False)
         else:
             try:
-                command = parse_command(line)
+                command = _command(line, encounter, base)
                 outcome = encounter.apply(command)
             except CaltropError as exc:
                 _error(console, exc)
                 continue
             console.print(command_story(encounter, command, outcome), markup=False, highlight=False)
+            for settled in encounter.settle():  # a roll with no dice (a declined defence)
+                story = command_story(encounter, encounter.commands[-1], settled)
+                console.print(story, markup=False, highlight=False)
         if log is not None:
             _save(console, log, encounter)
         console.print(screen(encounter))
         if encounter.current() == TERMINAL:
             console.print("('undo' takes the last command back; 'quit' ends the session)")
-    if log is not None and _save(console, log, encounter):
-        console.print(f"log saved to {log}", markup=False, highlight=False)
 
 
 def play(
@@ -198,7 +231,7 @@ def play(
                     "--resume takes the encounter and the seed from the log: "
                     "give no encounter file and no --seed"
                 )
-            encounter = read_log(resume)
+            encounter = read_log(resume, warn=lambda w: errors.print(w, markup=False))
             log = log if log is not None else resume
         else:
             encounter = begin(encounter_file, seed)
@@ -215,7 +248,8 @@ def play(
         f"[bold]{escape(encounter.definition.name)}[/bold] — seed {encounter.seed}{resumed}; "
         "type 'help'"
     )
-    _session(encounter, console, log)
+    base = encounter_file.parent if encounter_file is not None and encounter_file.exists() else None
+    _session(encounter, console, log, base)
 
 
 def replay(
@@ -225,7 +259,7 @@ def replay(
     """Re-run a log: print the story and the final state."""
     console = Console()
     try:
-        encounter = read_log(log_file)
+        encounter = read_log(log_file, warn=lambda w: Console(stderr=True).print(w, markup=False))
     except OSError as exc:
         Console(stderr=True).print(
             f"[red]{escape(f'{log_file}: {exc.strerror or exc}')}[/red]", highlight=False
@@ -237,7 +271,7 @@ def replay(
     if as_json:
         typer.echo(encounter.to_json())
         return
-    story = Encounter.begin(encounter.definition, encounter.seed, header=encounter.header)
+    story = Encounter.begin(encounter.initial, encounter.seed, header=encounter.header)
     for n, command in enumerate(encounter.commands, start=1):
         outcome = story.apply(command)
         console.print(

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from caltrop.cli.common import fail, out, parse_expr, print_json
+from caltrop.cli.inputs import MAX_POOL_NUMBER, printable_name
 from caltrop.core.pool import (
     Advantage,
     Revision,
@@ -23,6 +24,9 @@ from caltrop.dice.ast import Dice, Expr, Term
 
 
 def _sources(adv: list[str], dis: list[str]) -> list[Advantage]:
+    for option, keys in (("--adv", adv), ("--dis", dis)):
+        for key in keys:
+            printable_name(key, option)
     try:
         return [Advantage("adv", s) for s in adv] + [Advantage("dis", s) for s in dis]
     except ValueError as exc:  # a source key with spaces, or empty
@@ -87,10 +91,22 @@ def dice_arithmetic(
 def pool(
     aspect: Annotated[
         int,
-        typer.Argument(help="The Aspect's value (may be negative: caltrop pool -1 --gm-roll)."),
+        typer.Argument(
+            min=-MAX_POOL_NUMBER,
+            max=MAX_POOL_NUMBER,
+            help="The Aspect's value (may be negative: caltrop pool -1 --gm-roll).",
+        ),
     ],
-    load: Annotated[int, typer.Option("--load", help="Current Action Load.")] = 0,
-    cost: Annotated[int, typer.Option("--cost", min=0, help="The action's Action Cost.")] = 1,
+    load: Annotated[
+        int,
+        typer.Option(
+            "--load", min=-MAX_POOL_NUMBER, max=MAX_POOL_NUMBER, help="Current Action Load."
+        ),
+    ] = 0,
+    cost: Annotated[
+        int,
+        typer.Option("--cost", min=0, max=MAX_POOL_NUMBER, help="The action's Action Cost."),
+    ] = 1,
     adv: Annotated[
         list[str] | None,
         typer.Option("--adv", help="An advantage's source key; repeat for more (R14)."),
@@ -109,7 +125,10 @@ def pool(
     fixed_pool: Annotated[
         int | None,
         typer.Option(
-            "--fixed-pool", min=1, help="The action rolls this many d4s whatever the Load (R20)."
+            "--fixed-pool",
+            min=1,
+            max=MAX_POOL_NUMBER,
+            help="The action rolls this many d4s whatever the Load (R20).",
         ),
     ] = None,
     gm_roll: Annotated[
@@ -127,6 +146,7 @@ def pool(
 ) -> None:
     """Can the action be taken (Aspect − Load ≥ Cost), and which dice does it roll?"""
     adv, dis = adv or [], dis or []
+    printable_name(aspect_name, "--aspect-name")
     if count_load and not gm_roll:
         fail("--count-load only applies to --gm-roll (R17); the player's pool always counts Load")
     if gm_roll and fixed_pool is not None:

@@ -9,7 +9,11 @@ same, built from the same :class:`~caltrop.sim.runner.SimResult`."""
 
 from __future__ import annotations
 
+import math
+import os
+import re
 import secrets
+import socket
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,17 +48,36 @@ VariantOpt = Annotated[
         "goblin.aspects.Finesse=6; NAME:… names it. Repeat to compare; the first is the baseline.",
     ),
 ]
-NOpt = Annotated[int, typer.Option("--n", min=1, help="Encounters per variant (or per value).")]
+#: Encounters per variant, and in a whole run (every variant or sweep value): the records of a
+#: run are held in memory (~30 bytes per creature per encounter).
+MAX_N = 1_000_000
+MAX_ENCOUNTERS = 2_000_000
+#: Local workers (or numba threads) per CPU: more only queue up, each process costs memory.
+WORKERS_PER_CPU = 4
+MAX_SEED = 2**64 - 1
+MAX_ROUNDS = 10_000
+#: --exact's state cap: each state kept costs memory, whatever the cap says.
+MAX_STATES = 2_000_000
+#: Seconds to reach a --dask scheduler before giving up.
+DASK_CONNECT_SECONDS = 5.0
+
+NOpt = Annotated[
+    int,
+    typer.Option("--n", min=1, max=MAX_N, help="Encounters per variant (or per value)."),
+]
 SeedOpt = Annotated[
     int | None,
-    typer.Option("--seed", min=0, help="Seed of the whole run (default: fresh, and printed)."),
+    typer.Option(
+        "--seed", min=0, max=MAX_SEED, help="Seed of the whole run (default: fresh, and printed)."
+    ),
 ]
 WorkersOpt = Annotated[
     int | None,
     typer.Option(
         "--workers",
         min=1,
-        help="Local worker processes (default: one per CPU); with --fast, numba threads.",
+        help="Local worker processes (default: one per CPU, at most 4 per CPU); with --fast, "
+        "numba threads.",
     ),
 ]
 DaskOpt = Annotated[
@@ -93,6 +116,7 @@ MaxRoundsOpt = Annotated[
     typer.Option(
         "--max-rounds",
         min=1,
+        max=MAX_ROUNDS,
         help="Stop a fight after this many rounds (a draw). Default: 100 when sampling; no cap "
         "for --exact.",
         show_default=False,
@@ -147,6 +171,80 @@ def _workers(workers: int | None) -> int:
     return default_workers() if workers is None else workers
 
 
+def _check_workers(workers: int | None) -> None:
+    """At most WORKERS_PER_CPU workers per CPU (1000 spawned 121 processes and 5 GB)."""
+    cpus = os.cpu_count() or 1
+    if workers is not None and workers > cpus * WORKERS_PER_CPU:
+        fail(
+            f"--workers {workers}: at most {cpus * WORKERS_PER_CPU} on this machine "
+            f"({WORKERS_PER_CPU} per CPU, {cpus} CPUs)"
+        )
+
+
+def _check_size(n: int, variants: int) -> None:
+    """A whole run is at most MAX_ENCOUNTERS encounters, checked before any is played."""
+    if n * variants > MAX_ENCOUNTERS:
+        fail(
+            f"--n {n:,} × {variants:,} variants = {n * variants:,} encounters; at most "
+            f"{MAX_ENCOUNTERS:,} in a run (lower --n or run fewer variants)"
+        )
+
+
+_DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "inproc")
+_HOST_PORT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>[0-9]{1,5})")
+
+
+@contextmanager
+def _dask_client(address: str | None) -> Iterator[Any]:
+    """None, or a Dask client connected to ``address`` — checked first, so a malformed or dead
+    address fails in seconds with one line, not after dask's retries with a traceback. The
+    client is closed when the run ends."""
+    if address is None:
+        yield None
+        return
+    text = address.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme not in _DASK_SCHEMES:
+        fail(
+            f"--dask {address!r}: the scheme is one of {', '.join(_DASK_SCHEMES)}, e.g. tcp://host:8786"
+        )
+    if scheme != "inproc":
+        m = _HOST_PORT.fullmatch(rest)
+        if m is None or not 1 <= int(m.group("port")) <= 65535:
+            fail(
+                f"--dask {address!r}: write the scheduler as tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)"
+            )
+        host = m.group("host").strip("[]")
+        try:
+            socket.create_connection(
+                (host, int(m.group("port"))), timeout=DASK_CONNECT_SECONDS
+            ).close()
+        except OSError as exc:
+            fail(f"--dask {address}: cannot reach a scheduler there ({_os_reason(exc)})")
+    try:
+        from distributed import Client
+    except ImportError:
+        fail("--dask needs the optional extra: pip install 'caltrop[dask]'")
+    try:
+        client = Client(text, timeout=f"{DASK_CONNECT_SECONDS}s")  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        fail(f"--dask {address}: cannot connect to a Dask scheduler ({str(exc).splitlines()[0]})")
+    try:
+        yield client
+    finally:
+        client.close()  # type: ignore[no-untyped-call]
+
+
+def _os_reason(exc: OSError) -> str:
+    if isinstance(exc, socket.gaierror):
+        return "unknown host"
+    if isinstance(exc, TimeoutError | socket.timeout):
+        return f"no answer in {DASK_CONNECT_SECONDS:g} s"
+    return (exc.strerror or str(exc)).lower()
+
+
 def sim(
     encounter: EncounterArg,
     variant: VariantOpt = None,
@@ -164,7 +262,7 @@ def sim(
         ),
     ] = False,
     max_states: Annotated[
-        int, typer.Option("--max-states", min=1, help="State cap of --exact.")
+        int, typer.Option("--max-states", min=1, max=MAX_STATES, help="State cap of --exact.")
     ] = 100_000,
     max_rounds: MaxRoundsOpt = None,
     fast: FastOpt = False,
@@ -188,23 +286,26 @@ def sim(
 
     if fast:
         _refuse_with_fast(dask=dask, policy=policy, exact=exact)
+    _check_workers(workers)
+    _check_size(n, len(variant or ["baseline"]))
     definition, from_file = _load(encounter)
     run_seed = _seed(seed)
     try:
         variants = [parse_variant(v) for v in (variant or ["baseline"])]
-        result = _run(
-            definition,
-            variants,
-            from_file,
-            policy,
-            n=n,
-            seed=run_seed,
-            workers=workers,
-            dask=dask,
-            max_rounds=_sampled_rounds(max_rounds),
-            as_json=as_json,
-            fast=fast,
-        )
+        with _dask_client(dask) as cluster:
+            result = _run(
+                definition,
+                variants,
+                from_file,
+                policy,
+                n=n,
+                seed=run_seed,
+                workers=workers,
+                dask=cluster,
+                max_rounds=_sampled_rounds(max_rounds),
+                as_json=as_json,
+                fast=fast,
+            )
         summary = summarise(result)
         if fast:
             from caltrop.sim.across import fast_tactic
@@ -494,30 +595,35 @@ def sweep(
 
     if side not in ("pc", "npc"):
         fail(f"--side must be pc or npc, not {side!r}")
+    if target is not None and math.isnan(target):
+        fail("--target is a win rate from 0 to 1, not nan")
     if fast:
         _refuse_with_fast(dask=dask, policy=policy, exact=False)
+    _check_workers(workers)
     definition, from_file = _load(encounter)
     run_seed = _seed(seed)
     try:
         path, values = parse_sweep(param)
+        _check_size(n, len(values))
         base = [o for text in (variant or []) for o in parse_variant(text).overrides]
         key = ".".join(path)
         variants = [
             Variant(f"{key}={value}", (*base, parse_override(f"{key}={value}"))) for value in values
         ]
-        result = _run(
-            definition,
-            variants,
-            from_file,
-            policy,
-            n=n,
-            seed=run_seed,
-            workers=workers,
-            dask=dask,
-            max_rounds=_sampled_rounds(max_rounds),
-            as_json=as_json,
-            fast=fast,
-        )
+        with _dask_client(dask) as cluster:
+            result = _run(
+                definition,
+                variants,
+                from_file,
+                policy,
+                n=n,
+                seed=run_seed,
+                workers=workers,
+                dask=cluster,
+                max_rounds=_sampled_rounds(max_rounds),
+                as_json=as_json,
+                fast=fast,
+            )
         summary = {**sweep_summary(result, key, values, side=side, target=target), **result.extra}
         if fast:
             from caltrop.sim.across import fast_tactic
@@ -537,7 +643,7 @@ def _run(
     n: int,
     seed: int,
     workers: int | None,
-    dask: str | None,
+    dask: Any,
     max_rounds: int,
     as_json: bool,
     fast: bool = False,

@@ -22,7 +22,17 @@ import typer
 from rich import box
 from rich.table import Table
 
-from caltrop.cli.common import fail, fraction_text, out, parse_expr, percent, print_json, saved
+from caltrop.cli.common import (
+    fail,
+    fraction_text,
+    out,
+    parse_expr,
+    percent,
+    print_json,
+    saved,
+    user_errors,
+)
+from caltrop.cli.inputs import MAX_TOTAL, column_span, plot_target
 from caltrop.cli.render import Cell, grid_tables
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import Distribution, distribution
@@ -47,9 +57,7 @@ def _median_top(dist: Distribution) -> int:
 def _span(lo: int | None, hi: int | None, default: tuple[int, int], what: str) -> range:
     hi_ = hi if hi is not None else max(default[1], lo if lo is not None else default[1])
     lo_ = lo if lo is not None else min(default[0], hi_)
-    if lo_ > hi_:
-        fail(f"--min-{what} {lo_} is above --max-{what} {hi_}")
-    return range(lo_, hi_ + 1)
+    return column_span(lo_, hi_, what)
 
 
 def _as_float(t: OddsTable) -> npt.NDArray[np.float64]:
@@ -86,13 +94,21 @@ def table(
         str | None,
         typer.Option("--extra", help="Extra dice on every roll, e.g. a weapon's 1d8."),
     ] = None,
-    min_dc: Annotated[int | None, typer.Option("--min-dc", help="First DC column.")] = None,
-    max_dc: Annotated[int | None, typer.Option("--max-dc", help="Last DC column.")] = None,
+    min_dc: Annotated[
+        int | None,
+        typer.Option("--min-dc", min=-MAX_TOTAL, max=MAX_TOTAL, help="First DC column."),
+    ] = None,
+    max_dc: Annotated[
+        int | None,
+        typer.Option("--max-dc", min=-MAX_TOTAL, max=MAX_TOTAL, help="Last DC column."),
+    ] = None,
     min_evasion: Annotated[
-        int | None, typer.Option("--min-evasion", min=0, help="First Evasion column.")
+        int | None,
+        typer.Option("--min-evasion", min=0, max=MAX_TOTAL, help="First Evasion column."),
     ] = None,
     max_evasion: Annotated[
-        int | None, typer.Option("--max-evasion", min=0, help="Last Evasion column.")
+        int | None,
+        typer.Option("--max-evasion", min=0, max=MAX_TOTAL, help="Last Evasion column."),
     ] = None,
     exact: Annotated[
         bool, typer.Option("--exact", help="Exact fractions, one line per pool and column.")
@@ -107,8 +123,10 @@ def table(
     if min_pool > max_pool:
         fail(f"--min-pool {min_pool} is above --max-pool {max_pool}")
     extra_expr = parse_expr(extra, "--extra") if extra is not None else None
+    plot = plot_target(plot) if plot is not None else None
     pools = range(min_pool, max_pool + 1)
-    smallest, largest = _pool_dist(min_pool, extra_expr), _pool_dist(max_pool, extra_expr)
+    with user_errors():  # the largest pool and --extra together may pass the dice limit
+        smallest, largest = _pool_dist(min_pool, extra_expr), _pool_dist(max_pool, extra_expr)
     default_dc = (smallest.min + 1, _median_top(largest))
     dcs = _span(min_dc, max_dc, default_dc, "dc")
     evasions = _span(

@@ -9,14 +9,22 @@ Loading builds the engine's plain model (:mod:`caltrop.core.model`).
 >>> encounter = load_encounter("goblin-ambush")  # a bundled example, or a path to a file
 >>> [c.id for c in encounter.participants][:3]
 ['goblin-archer', 'goblin-1', 'aria']
+
+Any bundled file can be named ``caltrop:`` and its path under ``caltrop/examples`` without the
+extension, in ``include:``, ``creature:`` and ``ruleset:`` (``include: [caltrop:actions,
+caltrop:weapons]``, ``creature: caltrop:monsters/goblin``); :func:`bundled_catalogue` lists them.
+:func:`resolve_creature` finds the creature a GM names for ``gm: add`` (R48).
 """
 
 from caltrop.content.bundled import (
+    BUNDLED_PREFIX,
     bundled_encounters,
+    bundled_files,
     bundled_rulesets,
     default_encounter_path,
     examples_root,
 )
+from caltrop.content.catalogue import BundledFile, bundled_catalogue, bundled_creatures
 from caltrop.content.loader import (
     ContentPath,
     check_file,
@@ -30,6 +38,7 @@ from caltrop.content.loader import (
     load_weapons,
 )
 from caltrop.content.problems import ContentFileError, Problem
+from caltrop.content.resolve import resolve_creature
 from caltrop.content.schema import RESERVED_WORDS, Document
 from caltrop.content.serialize import (
     ENCOUNTER_FORMAT,
@@ -44,14 +53,19 @@ from caltrop.content.serialize import (
 )
 
 __all__ = [
+    "BUNDLED_PREFIX",
     "ENCOUNTER_FORMAT",
     "RESERVED_WORDS",
+    "BundledFile",
     "ContentFileError",
     "ContentPath",
     "Document",
     "Problem",
     "action_to_dict",
+    "bundled_catalogue",
+    "bundled_creatures",
     "bundled_encounters",
+    "bundled_files",
     "bundled_rulesets",
     "check_file",
     "creature_from_dict",
@@ -68,6 +82,7 @@ __all__ = [
     "load_encounter_text",
     "load_ruleset",
     "load_weapons",
+    "resolve_creature",
     "ruleset_from_dict",
     "ruleset_to_dict",
     "weapon_to_dict",

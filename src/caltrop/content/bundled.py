@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from caltrop.content.source import ResourceSource
 
+#: The prefix of a bundled file's name in content references: ``include: [caltrop:actions]``.
+BUNDLED_PREFIX = "caltrop:"
 EXAMPLES_PACKAGE = "caltrop.examples"
 EXAMPLES_LABEL = "caltrop/examples"
 RULESETS_DIR = "rulesets"
@@ -50,6 +53,41 @@ def bundled_encounters() -> dict[str, Traversable]:
 def default_encounter_path() -> Traversable:
     """The file of the default example encounter (the 4-versus-4 goblin ambush)."""
     return bundled_encounters()[DEFAULT_ENCOUNTER]
+
+
+def bundled_files() -> dict[str, tuple[str, ...]]:
+    """Every bundled YAML file by its name: its path under ``caltrop/examples`` without the
+    extension (``actions``, ``monsters/goblin``, ``action-points/weapons``), sorted; the value is
+    the file's path parts."""
+    return dict(_bundled_files())
+
+
+@cache
+def _bundled_files() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    found: dict[str, tuple[str, ...]] = {}
+
+    def walk(node: Traversable, parts: tuple[str, ...]) -> None:
+        for entry in node.iterdir():
+            name = entry.name
+            if name.startswith((".", "_")):
+                continue
+            if entry.is_dir():
+                walk(entry, (*parts, name))
+            elif entry.is_file() and name.endswith((".yaml", ".yml")):
+                stem = name.rsplit(".", 1)[0]
+                found["/".join((*parts, stem))] = (*parts, name)
+
+    walk(examples_root(), ())
+    return tuple(sorted(found.items()))
+
+
+def bundled_name_source(name: str) -> ResourceSource | None:
+    """The bundled file called ``name`` (``monsters/goblin``; a leading ``caltrop:`` is allowed)
+    as a source, or None if there is none."""
+    if name.startswith(BUNDLED_PREFIX):
+        name = name[len(BUNDLED_PREFIX) :]
+    parts = bundled_files().get(name)
+    return None if parts is None else bundled_source(*parts)
 
 
 def bundled_file_source(name: str, folder: str) -> ResourceSource | None:

@@ -19,19 +19,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Generic, TypeAlias, TypeVar
+from typing import Any, Generic, TypeAlias, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from caltrop.content.bundled import (
+    BUNDLED_PREFIX,
     ENCOUNTERS_DIR,
     EXAMPLES_LABEL,
     RULESETS_DIR,
     bundled_file_source,
+    bundled_name_source,
     bundled_rulesets,
     examples_root,
 )
+from caltrop.content.catalogue import unknown_bundled
 from caltrop.content.problems import (
     ContentFileError,
     Loc,
@@ -51,9 +54,11 @@ from caltrop.content.schema import (
     CreatureSpec,
     Document,
     EncounterDocument,
+    ParticipantEntry,
     ParticipantRef,
     ParticipantSpec,
     RulesetDocument,
+    RulesetEntry,
     RulesetSpec,
     WeaponsDocument,
     WeaponSpec,
@@ -66,8 +71,10 @@ from caltrop.core.model import (
     Economy,
     EncounterDef,
     Grant,
+    Halving,
     Initiative,
     LoadReset,
+    OffTurn,
     Ruleset,
     Side,
     Weapon,
@@ -76,6 +83,7 @@ from caltrop.core.model import (
 from caltrop.core.pool import Revision
 from caltrop.dice import parse as parse_dice
 from caltrop.economy.action_points import STAT_DEFAULTS
+from caltrop.errors import ContentError
 
 #: What the public loaders accept: a path on disk, or a bundled resource (``Traversable``).
 ContentPath: TypeAlias = str | os.PathLike[str] | Traversable
@@ -152,6 +160,10 @@ def _known(names: Iterable[str], what: str) -> str:
     return f"known: {shown}"
 
 
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
 def _did_you_mean(name: str, names: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, list(names), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
@@ -171,7 +183,34 @@ NON_NEGATIVE_STATS: tuple[str, ...] = (
 
 
 def _looks_like_file(reference: str) -> bool:
-    return reference.endswith((".yaml", ".yml")) or "/" in reference or "\\" in reference
+    """A file reference (``../monsters/goblin.yaml``, ``caltrop:monsters/goblin``), not a name."""
+    return (
+        reference.startswith(BUNDLED_PREFIX)
+        or reference.endswith((".yaml", ".yml"))
+        or "/" in reference
+        or "\\" in reference
+    )
+
+
+@dataclass(slots=True)
+class _Reserves:
+    """The creatures an encounter file includes or makes its participants from, each once under
+    its own id (R48: ``gm: add goblin``); the first creature with an id keeps it."""
+
+    by_id: dict[str, CreatureDef] = field(default_factory=dict)
+    sources: set[str] = field(default_factory=set)
+
+    def __contains__(self, creature_id: str) -> bool:
+        return creature_id in self.by_id
+
+    def add(self, doc: _Doc | None, creature: CreatureDef | None) -> None:
+        if doc is not None:
+            self.sources.add(doc.source.key)
+        if creature is not None and creature.id not in self.by_id:
+            self.by_id[creature.id] = creature
+
+    def creatures(self) -> tuple[CreatureDef, ...]:
+        return tuple(self.by_id.values())
 
 
 class _Loader:
@@ -248,8 +287,16 @@ class _Loader:
             raise ContentFileError(unique)
 
     def follow(self, doc: _Doc, reference: str, loc: Loc, kinds: Sequence[str]) -> _Doc | None:
-        """The document at ``reference`` (relative to ``doc``), which must be of one of ``kinds``."""
-        target = doc.source.resolve(reference)
+        """The document at ``reference`` (relative to ``doc``, or a bundled file by its name:
+        ``caltrop:monsters/goblin``), which must be of one of ``kinds``."""
+        target: Source | None
+        if reference.startswith(BUNDLED_PREFIX):
+            target = bundled_name_source(reference)
+            if target is None:
+                self.problems.append(doc.at(loc, unknown_bundled(reference, kinds)))
+                return None
+        else:
+            target = doc.source.resolve(reference)
         if target is None:
             self.problems.append(
                 doc.at(loc, f"cannot follow the relative path {reference!r} from {doc.source.name}")
@@ -267,7 +314,8 @@ class _Loader:
             self.problems.append(
                 doc.at(
                     loc,
-                    f"{reference!r} is a {other.kind} file; expected a {' or '.join(kinds)} file",
+                    f"{reference!r} is {_article(other.kind)} {other.kind} file; expected "
+                    f"{_article(kinds[0])} {' or '.join(kinds)} file",
                 )
             )
             return None
@@ -334,6 +382,10 @@ class _Loader:
             initiative=Initiative(spec.initiative),
             initiative_aspect=spec.initiative_aspect,
             gm_roll_counts_load=spec.gm_roll_counts_load,
+            off_turn_actions=OffTurn(spec.off_turn_actions),
+            multi_weapon_halving=Halving(spec.multi_weapon_halving),
+            min_spacing=spec.min_spacing,
+            conditions=tuple(dict.fromkeys(spec.conditions)),
         )
 
     def ruleset_document(self, doc: _Doc) -> Ruleset:
@@ -711,11 +763,14 @@ class _Loader:
         self.economy = None if ruleset is None else ruleset.economy
         self.encounter_name = model.name
         lib = self.library(doc, model.include, ("actions", "weapons", "creature"), None)
+        reserves = _Reserves()
+        for found in lib.creatures.values():
+            reserves.add(found.doc, self._from_creature_file(found.doc, lib))
         participants: list[CreatureDef] = []
         first_at: dict[str, int] = {}
         for i, entry in enumerate(model.participants):
             loc: Loc = ("participants", i)
-            creature = self._participant(entry, doc, loc, lib)
+            creature = self._participant(entry, doc, loc, lib, reserves)
             if creature is None:
                 continue
             if creature.id in first_at:
@@ -749,12 +804,23 @@ class _Loader:
             ruleset=ruleset,
             participants=tuple(participants),
             description=model.description.strip(),
+            reserves=reserves.creatures(),
         )
 
     def _participant(
-        self, entry: str | ParticipantRef | ParticipantSpec, doc: _Doc, loc: Loc, lib: _Library
+        self,
+        entry: str | ParticipantRef | ParticipantSpec,
+        doc: _Doc,
+        loc: Loc,
+        lib: _Library,
+        reserves: _Reserves,
     ) -> CreatureDef | None:
+        """The participant ``entry`` makes; the creature it is made from joins ``reserves``."""
         if isinstance(entry, ParticipantSpec):
+            creature = self.creature(entry, doc, loc, lib)
+            reserves.add(None, creature)
+            if entry.position is None or creature is None:
+                return creature
             return self.creature(entry, doc, loc, lib, position=entry.position)
         ref = ParticipantRef(creature=entry) if isinstance(entry, str) else entry
         where = loc if isinstance(entry, str) else (*loc, "creature")
@@ -776,12 +842,68 @@ class _Loader:
                 )
                 return None
             spec_doc = found.doc
+        if spec_doc.source.key not in reserves.sources:
+            reserves.add(spec_doc, self._from_creature_file(spec_doc, lib))
+        return self._from_creature_file(
+            spec_doc, lib, new_id=ref.id, new_name=ref.name, position=ref.position
+        )
+
+    def _from_creature_file(
+        self,
+        spec_doc: _Doc,
+        lib: _Library,
+        *,
+        new_id: str | None = None,
+        new_name: str | None = None,
+        position: tuple[int, int] | None = None,
+    ) -> CreatureDef | None:
+        """The creature of a ``kind: creature`` file, its names looked up in its own includes
+        first, then in the encounter's ``lib``; perhaps renamed and placed."""
         spec = spec_doc.model
         assert isinstance(spec, CreatureDocument)
         own = self.library(spec_doc, spec.include, ("actions", "weapons"), lib)
         return self.creature(
-            spec, spec_doc, (), own, new_id=ref.id, new_name=ref.name, position=ref.position
+            spec, spec_doc, (), own, new_id=new_id, new_name=new_name, position=position
         )
+
+    # -- what can be checked of a file that breaks the schema ------------------------------------
+
+    def salvage(self, source: Source) -> None:
+        """Check the references of a file whose own schema failed: an encounter's ruleset,
+        includes and each participant that is well-formed on its own; a creature's includes.
+        Problems found join :attr:`problems`; a file that does not parse adds none."""
+        try:
+            node, data = parse_yaml(source)
+        except ContentFileError:
+            return
+        if not isinstance(data, dict) or data.get("kind") not in ("encounter", "creature"):
+            return
+        kind = data["kind"]
+        includes = data.get("include", [])
+        if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
+            includes = []
+        model_type = EncounterDocument if kind == "encounter" else CreatureDocument
+        # A stand-in that knows only its kind: problems are located in the YAML nodes.
+        known: dict[str, Any] = {"kind": kind}
+        doc = _Doc(source, node, model_type.model_construct(**known))
+        if kind == "creature":
+            self.library(doc, includes, ("actions", "weapons"), None)
+            return
+        ruleset = _valid(_RULESET_ENTRY, data.get("ruleset", "current"))
+        if ruleset is not None:
+            found = self.ruleset_entry(ruleset, doc, ("ruleset",))
+            self.economy = None if found is None else found.economy
+        name = data.get("name")
+        self.encounter_name = name if isinstance(name, str) else source.stem
+        lib = self.library(doc, includes, ("actions", "weapons", "creature"), None)
+        participants = data.get("participants", [])
+        if not isinstance(participants, list):
+            return
+        reserves = _Reserves()
+        for i, item in enumerate(participants):
+            entry = _valid(_PARTICIPANT_ENTRY, item)
+            if entry is not None:
+                self._participant(entry, doc, ("participants", i), lib, reserves)
 
     # -- local checks for load_document ----------------------------------------------------------
 
@@ -821,14 +943,38 @@ class _Loader:
                             self.check_weapon(inline, doc, ("participants", i, "weapons", j))
 
 
+_RULESET_ENTRY: TypeAdapter[str | RulesetSpec] = TypeAdapter(RulesetEntry)
+_PARTICIPANT_ENTRY: TypeAdapter[str | ParticipantRef | ParticipantSpec] = TypeAdapter(
+    ParticipantEntry
+)
+
+
+def _valid(adapter: TypeAdapter[T], value: object) -> T | None:
+    """``value`` validated by ``adapter``, or None if it is malformed (reported elsewhere)."""
+    try:
+        return adapter.validate_python(value)
+    except ValidationError:
+        return None
+
+
 # -- sources -------------------------------------------------------------------------------------
 
 
-def _source(path: ContentPath, bundled_folder: str | None = None) -> Source:
-    """A content source for ``path``; a bare bundled name (``goblin-ambush``) if no such file."""
+def _source(
+    path: ContentPath, bundled_folder: str | None = None, kind: str | None = None
+) -> Source:
+    """A content source for ``path``: a bundled file by its ``caltrop:`` name
+    (``caltrop:monsters/goblin``), a file, or a bare bundled name in ``bundled_folder``
+    (``goblin-ambush``) if there is no such file. An unknown ``caltrop:`` name is refused with
+    the bundled names of ``kind`` (every bundled name if None)."""
     if isinstance(path, str | os.PathLike):
         text = os.fspath(path)
         on_disk = Path(text)
+        if text.startswith(BUNDLED_PREFIX) and not on_disk.exists():
+            named = bundled_name_source(text)
+            if named is None:
+                raise ContentError(unknown_bundled(text, () if kind is None else (kind,)))
+            return named
         if bundled_folder is not None and not on_disk.exists() and not _looks_like_file(text):
             bundled = bundled_file_source(text, bundled_folder)
             if bundled is not None:
@@ -871,8 +1017,19 @@ def load_document(path: ContentPath) -> Document:
 
 
 def check_file(path: ContentPath) -> Document:
-    """Validate a content file fully: an encounter or creature file with all it references."""
-    loader, doc = _load(_source(path))
+    """Validate a content file fully: an encounter or creature file with all it references.
+
+    Every problem is reported at once: when the file itself breaks the schema, what of it can
+    still be checked is checked too (an encounter's ruleset, includes and each well-formed
+    participant; a creature's includes), so one run lists them all.
+    """
+    source = _source(path)
+    try:
+        loader, doc = _load(source)
+    except ContentFileError as exc:
+        salvage = _Loader()
+        salvage.salvage(source)
+        raise ContentFileError(list(dict.fromkeys([*exc.problems, *salvage.problems]))) from None
     if doc.kind == "encounter":
         loader.encounter(doc)
     elif doc.kind == "creature":
@@ -886,7 +1043,7 @@ def check_file(path: ContentPath) -> Document:
 def load_ruleset(path: ContentPath = "current") -> Ruleset:
     """A ruleset file, or a bundled ruleset by name: ``current``, ``legacy``, ``round-reset``,
     ``action-points``."""
-    loader, doc = _load(_source(path, RULESETS_DIR), "ruleset")
+    loader, doc = _load(_source(path, RULESETS_DIR, "ruleset"), "ruleset")
     ruleset = loader.ruleset_document(doc)
     loader.raise_problems()
     return ruleset
@@ -894,7 +1051,7 @@ def load_ruleset(path: ContentPath = "current") -> Ruleset:
 
 def load_weapons(path: ContentPath) -> tuple[Weapon, ...]:
     """The weapons of a ``kind: weapons`` library file."""
-    loader, doc = _load(_source(path), "weapons")
+    loader, doc = _load(_source(path, kind="weapons"), "weapons")
     loader.check_local(doc)
     loader.raise_problems()
     assert isinstance(doc.model, WeaponsDocument)
@@ -903,7 +1060,7 @@ def load_weapons(path: ContentPath) -> tuple[Weapon, ...]:
 
 def load_actions(path: ContentPath) -> tuple[ActionDef, ...]:
     """The actions of a ``kind: actions`` library file."""
-    loader, doc = _load(_source(path), "actions")
+    loader, doc = _load(_source(path, kind="actions"), "actions")
     loader.check_local(doc)
     loader.raise_problems()
     assert isinstance(doc.model, ActionsDocument)
@@ -912,7 +1069,7 @@ def load_actions(path: ContentPath) -> tuple[ActionDef, ...]:
 
 def load_creature(path: ContentPath) -> CreatureDef:
     """A ``kind: creature`` file, its action and weapon names resolved from its own includes."""
-    loader, doc = _load(_source(path), "creature")
+    loader, doc = _load(_source(path, kind="creature"), "creature")
     creature = loader.creature_document(doc, None)
     loader.raise_problems()
     assert creature is not None
@@ -927,7 +1084,7 @@ def load_encounter(path: ContentPath) -> EncounterDef:
     resources. In an ``action_points`` encounter the stat names are checked against the
     module's stat block and ranged weapons need their ranges.
     """
-    loader, doc = _load(_source(path, ENCOUNTERS_DIR), "encounter")
+    loader, doc = _load(_source(path, ENCOUNTERS_DIR, "encounter"), "encounter")
     return loader.encounter(doc)
 
 
@@ -940,7 +1097,7 @@ def load_encounter_text(text: str, name: str = "<encounter>") -> EncounterDef:
 
 def encounter_policies(path: ContentPath) -> dict[str, str]:
     """The ``policies:`` of an encounter file (``{"pc": …, "npc": …}``), for simulators."""
-    _, doc = _load(_source(path, ENCOUNTERS_DIR), "encounter")
+    _, doc = _load(_source(path, ENCOUNTERS_DIR, "encounter"), "encounter")
     model = doc.model
     assert isinstance(model, EncounterDocument)
     if model.policies is None:

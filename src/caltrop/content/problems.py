@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from caltrop.content.schema import UNION_TAGS
+from caltrop.core.codec import describe
 from caltrop.errors import ContentError
 
 Loc: TypeAlias = tuple[str | int, ...]
@@ -106,23 +107,6 @@ def field_prefix(kind: str, loc: Loc) -> str:
     """``creature.aspects.Finesse`` for a creature file; ``actions[2].cost`` for a library."""
     first = next((p for p in loc if not (isinstance(p, str) and p in UNION_TAGS)), None)
     return "" if first in (kind, "kind") else kind
-
-
-def describe(value: Any) -> str:
-    """A value as the user wrote it, for 'got …'."""
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, int | float):
-        return str(value)
-    return f"{type(value).__name__} {value!r}"
 
 
 _TYPE_WORDS = {

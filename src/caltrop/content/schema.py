@@ -130,6 +130,10 @@ class RulesetSpec(_Model):
     initiative: Literal["gm", "check"] = "gm"
     initiative_aspect: Word | None = None
     gm_roll_counts_load: bool = False
+    off_turn_actions: Literal["any", "reactions"] = "any"  # R32
+    multi_weapon_halving: Literal["together", "each"] = "together"  # R38
+    min_spacing: float = Field(default=0.5, ge=0, le=100)  # R34, meters
+    conditions: list[Word] = []  # R48: conditions a GM may set besides prone
 
 
 class RulesetDocument(RulesetSpec):

@@ -14,17 +14,30 @@ The text form is one notation shared by the log, the CLI and tests
     gm: call aria finesse +no-count-load           … or not (neither flag: the ruleset's default)
     gm: end encounter                              EndEncounter
     gm: set goblin aware aria off                  SetFact: the GM's facts (R34, seed 004)
+    gm: set aria prone on                          SetFact: a condition, in both modules (R48)
+    gm: damage goblin 3 · gm: heal bron 5          ChangeHealth (R48)
+    gm: set bron load 2 · gm: set kestrel rp 1     SetStat: Load, Exhaustion, Buffer; AP, RP, Stamina (R48)
+    gm: add goblin as goblin-4 after goblin-3      AddCreature: reinforcements (R48)
+    gm: remove goblin-2                            RemoveCreature (R48)
+    gm: order aria,goblin-1,bron                   Reorder: the turn order (R48)
+    gm: pass all                                   PassAll: everyone still to be asked passes
     total 14                                       RollTotal: a chance outcome by its total
 """
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from caltrop.core.model import CreatureDef
 from caltrop.core.pool import Advantage
+from caltrop.dice.faces import parse_faces
 from caltrop.errors import InvalidActionError
+
+#: R34: coordinates are finite numbers within ±10,000 m.
+COORDINATE_LIMIT = 10_000
 
 _WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.'-]*$")
 
@@ -45,8 +58,14 @@ class Act:
     advantages: tuple[Advantage, ...] = ()
     to: tuple[float, float] | None = None
     flags: tuple[str, ...] = ()
+    #: ``move toward ID`` / ``move N m toward X,Y`` (R35): a partial move along the line
+    toward: bool = False
+    #: at most this many meters (``4 m``), with ``toward``
+    meters: float | None = None
 
     def __str__(self) -> str:
+        if self.toward:
+            return self._toward_text()
         parts = [f"{self.actor}: {self.action}", *self.targets]
         if self.weapons:
             parts += ["with", "+".join(self.weapons)]
@@ -54,6 +73,16 @@ class Act:
             parts += ["dc", str(self.dc)]
         if self.to is not None:
             parts += ["to", f"{_num(self.to[0])},{_num(self.to[1])}"]
+        parts += [f"+{f}" for f in self.flags]
+        return " ".join(parts) + _advantages_text(self.advantages)
+
+    def _toward_text(self) -> str:
+        parts = [f"{self.actor}: {self.action}"]
+        far = [f"{_num(self.meters)} m"] if self.meters is not None else []
+        if self.to is not None:
+            parts += [*far, "toward", f"{_num(self.to[0])},{_num(self.to[1])}"]
+        else:
+            parts += ["toward", *self.targets, *far]
         parts += [f"+{f}" for f in self.flags]
         return " ".join(parts) + _advantages_text(self.advantages)
 
@@ -71,8 +100,10 @@ def _point(text: str, line: str) -> tuple[float, float]:
         x, y = float(xs[0]), float(xs[1])
     except ValueError:
         raise InvalidActionError(f"a position is X,Y in meters, not {text!r} in {line!r}") from None
-    if x != x or y != y or abs(x) == float("inf") or abs(y) == float("inf"):
-        raise InvalidActionError(f"a position is two finite numbers, not {text!r}")
+    if not (math.isfinite(x) and math.isfinite(y)) or max(abs(x), abs(y)) > COORDINATE_LIMIT:
+        raise InvalidActionError(
+            f"a position is two numbers within ±{COORDINATE_LIMIT:,} m (R34), not {text!r}"
+        )
     return (x, y)
 
 
@@ -174,9 +205,135 @@ class SetFact:
         return f"gm: set {self.subject} {self.fact}{other} {'on' if self.value else 'off'}"
 
 
-Command: TypeAlias = Act | EndTurn | Pass | RollDice | RollTotal | CallRoll | EndEncounter | SetFact
+#: The stats a GM may set (R48): the Action Load module's, then the Action Point module's.
+STATS = ("load", "exhaustion", "buffer", "ap", "rp", "stamina")
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeHealth:
+    """The GM deals ``amount`` damage to ``target``, or heals it (R48): Health stays within
+    0…max; 0 is down, and healing a downed creature above 0 brings it back."""
+
+    target: str
+    amount: int
+    heal: bool = False
+
+    def __str__(self) -> str:
+        return f"gm: {'heal' if self.heal else 'damage'} {self.target} {self.amount}"
+
+
+@dataclass(frozen=True, slots=True)
+class SetStat:
+    """The GM sets one of :data:`STATS` of ``target`` (R48): ``gm: set bron load 2``."""
+
+    target: str
+    stat: str
+    value: int
+
+    def __str__(self) -> str:
+        return f"gm: set {self.target} {self.stat} {self.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class AddCreature:
+    """Reinforcements (R48): ``gm: add goblin as goblin-4 after goblin-3`` or ``… by initiative``.
+
+    ``source`` names the creature (a bundled or included creature, or a creature file); the
+    engine finds it in the encounter's reserves unless ``creature`` carries its definition
+    (resolved by the caller, and kept in the log so the log replays on its own). ``creature``
+    is not part of the text form and does not take part in equality.
+    """
+
+    source: str
+    as_id: str | None = None
+    after: str | None = None
+    by_initiative: bool = False
+    creature: CreatureDef | None = field(default=None, compare=False, hash=False, repr=False)
+
+    def __str__(self) -> str:
+        parts = [f"gm: add {self.source}"]
+        if self.as_id is not None:
+            parts += ["as", self.as_id]
+        if self.after is not None:
+            parts += ["after", self.after]
+        if self.by_initiative:
+            parts += ["by", "initiative"]
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveCreature:
+    """The GM takes ``target`` out of the encounter (R48): gone, not down."""
+
+    target: str
+
+    def __str__(self) -> str:
+        return f"gm: remove {self.target}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reorder:
+    """The GM sets the turn order (R48): every creature in the encounter, once each."""
+
+    order: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"gm: order {','.join(self.order)}"
+
+
+@dataclass(frozen=True, slots=True)
+class PassAll:
+    """Everyone still to be asked about the pending roll passes (the GM moves the table on)."""
+
+    def __str__(self) -> str:
+        return "gm: pass all"
+
+
+Command: TypeAlias = (
+    Act
+    | EndTurn
+    | Pass
+    | RollDice
+    | RollTotal
+    | CallRoll
+    | EndEncounter
+    | SetFact
+    | ChangeHealth
+    | SetStat
+    | AddCreature
+    | RemoveCreature
+    | Reorder
+    | PassAll
+)
 #: The command classes, for ``isinstance`` checks.
-COMMAND_TYPES = (Act, EndTurn, Pass, RollDice, RollTotal, CallRoll, EndEncounter, SetFact)
+COMMAND_TYPES = (
+    Act,
+    EndTurn,
+    Pass,
+    RollDice,
+    RollTotal,
+    CallRoll,
+    EndEncounter,
+    SetFact,
+    ChangeHealth,
+    SetStat,
+    AddCreature,
+    RemoveCreature,
+    Reorder,
+    PassAll,
+)
+#: The GM's commands (R48 and the GM's calls), refused to anyone but the ``gm:`` actor.
+GM_COMMANDS = (
+    CallRoll,
+    EndEncounter,
+    SetFact,
+    ChangeHealth,
+    SetStat,
+    AddCreature,
+    RemoveCreature,
+    Reorder,
+    PassAll,
+)
 
 #: The actor of a command that is not any creature's decision.
 GM = "gm"
@@ -196,12 +353,11 @@ def _word(text: str, what: str, line: str) -> str:
 
 
 def _int(text: str, what: str, line: str) -> int:
-    try:
+    if re.fullmatch(r"[+-]?[0-9]{1,7}", text):
         return int(text)
-    except ValueError:
-        raise InvalidActionError(
-            f"{what} must be a whole number, not {text!r} in {line!r}"
-        ) from None
+    if re.fullmatch(r"[+-]?[0-9]+", text):
+        raise InvalidActionError(f"{what} must be a whole number of at most 7 digits")
+    raise InvalidActionError(f"{what} must be a whole number, not {text!r} in {line!r}")
 
 
 def _split_advantages(
@@ -218,12 +374,19 @@ def _split_advantages(
                     raise InvalidActionError(
                         f"{token!r}: advantage is written +adv:SOURCE or +dis:SOURCE (in {line!r})"
                     )
-                advantages.append(
-                    Advantage(
-                        "adv" if kind == "adv" else "dis",
-                        _word(source, "an advantage source", line),
-                    )
+                advantage = Advantage(
+                    "adv" if kind == "adv" else "dis", _word(source, "an advantage source", line)
                 )
+                if advantage in advantages:
+                    raise InvalidActionError(
+                        f"{token} twice in {line!r}: one creature's source counts once, a second "
+                        "time adds nothing (R14, R47)"
+                    )
+                advantages.append(advantage)
+                if len(advantages) > MAX_ADVANTAGES:
+                    raise InvalidActionError(
+                        f"at most {MAX_ADVANTAGES} sources of advantage on one action"
+                    )
             else:
                 flags.add(kind)
         else:
@@ -231,8 +394,19 @@ def _split_advantages(
     return words, tuple(advantages), flags
 
 
+#: The longest command line, and the most advantages one command may carry.
+MAX_COMMAND = 2_000
+MAX_ADVANTAGES = 20
+
+
 def parse_command(line: str) -> Command:
     """Parse the text form of a command; raises :class:`InvalidActionError` saying what is wrong."""
+    if not isinstance(line, str):
+        raise InvalidActionError(f"a command is text, not {type(line).__name__}")
+    if len(line) > MAX_COMMAND:
+        raise InvalidActionError(f"a command is at most {MAX_COMMAND:,} characters")
+    if not line.isprintable() and any(ch not in " \t\r\n" and not ch.isprintable() for ch in line):
+        raise InvalidActionError("a command holds no control characters")
     text = " ".join(line.split())
     if not text:
         raise InvalidActionError("empty command")
@@ -261,10 +435,22 @@ def parse_command(line: str) -> Command:
     weapons: tuple[str, ...] = ()
     dc: int | None = None
     to: tuple[float, float] | None = None
+    toward = False
+    meters: float | None = None
     i = 1
     while i < len(words):
         word = words[i]
-        if word == "to" and i + 1 < len(words):
+        if word == "toward" and i + 1 < len(words) and not toward and to is None:
+            toward = True
+            if "," in words[i + 1]:
+                to = _point(words[i + 1], line)
+            else:
+                targets.append(_word(words[i + 1], "a target", line))
+            i += 2
+        elif words[i + 1 : i + 2] == ["m"] and _is_number(word) and meters is None:
+            meters = _meters(word, line)
+            i += 2
+        elif word == "to" and i + 1 < len(words):
             to = _point(words[i + 1], line)
             i += 2
         elif word == "with" and i + 1 < len(words):
@@ -276,7 +462,20 @@ def parse_command(line: str) -> Command:
         else:
             targets.append(_word(word, "a target", line))
             i += 1
-    return Act(actor, action, tuple(targets), weapons, dc, advantages, to, flags)
+    if meters is not None and not toward:
+        raise InvalidActionError(f"{line!r}: a distance goes with 'toward' (move 4 m toward X,Y)")
+    return Act(actor, action, tuple(targets), weapons, dc, advantages, to, flags, toward, meters)
+
+
+def _is_number(text: str) -> bool:
+    return bool(re.fullmatch(r"[0-9]+(\.[0-9]+)?", text))
+
+
+def _meters(text: str, line: str) -> float:
+    value = float(text)
+    if not 0 < value <= COORDINATE_LIMIT:
+        raise InvalidActionError(f"{line!r}: a distance is more than 0 and at most 10,000 m")
+    return value
 
 
 def _ordered_flags(tokens: list[str]) -> list[str]:
@@ -289,8 +488,7 @@ def _parse_chance(text: str) -> Command:
     if word == "roll":
         if not rest:
             return RollDice()
-        faces = [f for f in re.split(r"[,\s]+", rest) if f]
-        return RollDice(tuple(_int(f, "a die face", text) for f in faces))
+        return RollDice(parse_faces(rest))  # R5: ASCII digits, at least one face
     if word == "total" and rest:
         return RollTotal(_int(rest, "a total", text))
     raise InvalidActionError(
@@ -298,29 +496,72 @@ def _parse_chance(text: str) -> Command:
     )
 
 
-def _parse_set(tokens: list[str], line: str) -> SetFact:
-    usage = (
-        "'gm: set CREATURE prone on|off', 'gm: set CREATURE aware|sight OTHER on|off' "
-        "or 'gm: set CREATURE at X,Y'"
-    )
-    if len(tokens) < 3 or tokens[2] not in FACTS:
-        raise InvalidActionError(f"{line!r}: {usage}")
+_SET_USAGE = (
+    "'gm: set CREATURE CONDITION on|off' (prone, or a condition the ruleset names), "
+    "'gm: set CREATURE aware|sight OTHER on|off', 'gm: set CREATURE at X,Y' "
+    f"or 'gm: set CREATURE {'|'.join(STATS)} N'"
+)
+
+
+def _parse_set(tokens: list[str], line: str) -> SetFact | SetStat:
+    if len(tokens) < 4:
+        raise InvalidActionError(f"{line!r}: {_SET_USAGE}")
     subject = _word(tokens[1], "a creature id", line)
     fact = tokens[2]
+    if fact in STATS:
+        if len(tokens) != 4:
+            raise InvalidActionError(f"{line!r}: 'gm: set CREATURE {fact} N'")
+        return SetStat(subject, fact, _int(tokens[3], f"{fact}", line))
     if fact == "at":
         if len(tokens) != 4:
-            raise InvalidActionError(f"{line!r}: {usage}")
+            raise InvalidActionError(f"{line!r}: {_SET_USAGE}")
         return SetFact(subject, fact, at=_point(tokens[3], line))
     rest = tokens[3:]
     other = None
     if fact in ("aware", "sight"):
         if len(rest) != 2:
-            raise InvalidActionError(f"{line!r}: {usage}")
+            raise InvalidActionError(f"{line!r}: {_SET_USAGE}")
         other = _word(rest[0], "a creature id", line)
         rest = rest[1:]
+    else:
+        _word(fact, "a condition", line)
     if rest not in (["on"], ["off"]):
-        raise InvalidActionError(f"{line!r}: {usage}")
+        raise InvalidActionError(f"{line!r}: {_SET_USAGE}")
     return SetFact(subject, fact, other, rest[0] == "on")
+
+
+def _amount(tokens: list[str], line: str) -> ChangeHealth:
+    verb = tokens[0]
+    if len(tokens) != 3:
+        raise InvalidActionError(f"{line!r}: 'gm: {verb} CREATURE N'")
+    amount = _int(tokens[2], f"{verb} amount", line)
+    if amount <= 0:
+        raise InvalidActionError(f"{line!r}: {verb} needs a positive number, not {amount}")
+    return ChangeHealth(_word(tokens[1], "a creature id", line), amount, verb == "heal")
+
+
+_ADD_USAGE = "'gm: add CREATURE [as ID] [after ID | by initiative]'"
+
+
+def _parse_add(tokens: list[str], line: str) -> AddCreature:
+    if len(tokens) < 2:
+        raise InvalidActionError(f"{line!r}: {_ADD_USAGE}")
+    source = tokens[1]
+    if not source.isprintable() or len(source) > 300:
+        raise InvalidActionError(f"{line!r}: a creature is a name or a file path")
+    as_id = after = None
+    by_initiative = False
+    rest = tokens[2:]
+    while rest:
+        if rest[0] == "as" and len(rest) >= 2 and as_id is None:
+            as_id, rest = _word(rest[1], "a creature id", line), rest[2:]
+        elif rest[0] == "after" and len(rest) >= 2 and after is None and not by_initiative:
+            after, rest = _word(rest[1], "a creature id", line), rest[2:]
+        elif rest[:2] == ["by", "initiative"] and after is None and not by_initiative:
+            by_initiative, rest = True, rest[2:]
+        else:
+            raise InvalidActionError(f"{line!r}: {_ADD_USAGE}")
+    return AddCreature(source, as_id, after, by_initiative)
 
 
 def _parse_gm(tokens: list[str], line: str) -> Command:
@@ -328,13 +569,33 @@ def _parse_gm(tokens: list[str], line: str) -> Command:
         return EndEncounter()
     if tokens and tokens[0] == "set":
         return _parse_set(tokens, line)
+    if tokens == ["pass", "all"]:
+        return PassAll()
+    if tokens[0] in ("damage", "heal"):
+        return _amount(tokens, line)
+    if tokens[0] == "add":
+        return _parse_add(tokens, line)
+    if tokens[0] == "remove":
+        if len(tokens) != 2:
+            raise InvalidActionError(f"{line!r}: 'gm: remove CREATURE'")
+        return RemoveCreature(_word(tokens[1], "a creature id", line))
+    if tokens[0] == "order":
+        ids = [t for chunk in tokens[1:] for t in chunk.split(",") if t]
+        if not ids:
+            raise InvalidActionError(f"{line!r}: 'gm: order ID,ID,…' (every creature, once each)")
+        return Reorder(tuple(_word(t, "a creature id", line) for t in ids))
     words, advantages, flags = _split_advantages(tokens, line)
     unknown = flags - {"count-load", "no-count-load"}
     if unknown:
         raise InvalidActionError(f"{line!r}: unknown flag(s) {', '.join(sorted(unknown))}")
     if {"count-load", "no-count-load"} <= flags:
         raise InvalidActionError(f"{line!r}: +count-load or +no-count-load, not both")
-    if len(words) not in (3, 5) or words[0] != "call" or (len(words) == 5 and words[3] != "dc"):
+    if not words or words[0] != "call":
+        raise InvalidActionError(
+            f"{line!r}: the GM's commands are call, set, damage, heal, add, remove, order, "
+            "pass all and end encounter"
+        )
+    if len(words) not in (3, 5) or (len(words) == 5 and words[3] != "dc"):
         raise InvalidActionError(f"{line!r}: a GM-called roll is 'gm: call CREATURE ASPECT [dc N]'")
     dc = _int(words[4], "a DC", line) if len(words) == 5 else None
     return CallRoll(

@@ -44,6 +44,27 @@ class Initiative(StrEnum):
     CHECK = "check"
 
 
+class OffTurn(StrEnum):
+    """R32: what a participant may do during another's turn (Action Point module)."""
+
+    ANY = "any"  # any action it can pay for, at any moment
+    REACTIONS = "reactions"  # only the reactions, inside a reaction window
+
+
+class Halving(StrEnum):
+    """R38: how the dice of several melee weapons attacking as one are halved up."""
+
+    TOGETHER = "together"  # all the dice summed, then halved up once
+    EACH = "each"  # each weapon's dice halved up, then summed
+
+
+#: R34: a move, leap or placement ends at least this far (meters) from another standing creature.
+MIN_SPACING = 0.5
+
+#: R48: the condition every creature may have in both modules (the GM's ``gm: set X prone on``).
+PRONE = "prone"
+
+
 class Economy(StrEnum):
     """The action economies the engine knows (found by name in :mod:`caltrop.economy`)."""
 
@@ -56,7 +77,10 @@ class Ruleset:
     """Which module and which options are in force.
 
     ``revision`` (R20), ``load_reset`` (R19), ``initiative`` (R21) and ``gm_roll_counts_load``
-    (R17, default: Load does not count) are the Action Load module's options.
+    (R17, default: Load does not count) are the Action Load module's options;
+    ``off_turn_actions`` (R32), ``multi_weapon_halving`` (R38) and ``min_spacing`` (R34, meters)
+    the Action Point module's. ``conditions`` names the conditions a GM may set besides prone
+    (R48), in both modules.
     """
 
     name: str = "current"
@@ -66,6 +90,10 @@ class Ruleset:
     initiative: Initiative = Initiative.GM
     initiative_aspect: str | None = None
     gm_roll_counts_load: bool = False
+    off_turn_actions: OffTurn = OffTurn.ANY
+    multi_weapon_halving: Halving = Halving.TOGETHER
+    min_spacing: float = MIN_SPACING
+    conditions: tuple[str, ...] = ()
 
 
 class WeaponKind(StrEnum):

@@ -21,7 +21,8 @@ import numpy as np
 
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Node
 from caltrop.dice.backends import ExactPMF, FloatArray, FloatPMF
-from caltrop.dice.parse import parse
+from caltrop.dice.parse import check_limits, parse
+from caltrop.errors import DiceTypeError
 
 
 class _PMF(Protocol):
@@ -282,21 +283,35 @@ def _of_node(node: Node) -> Distribution:
 
 @lru_cache(maxsize=4096)
 def _of_expr(expr: Expr) -> Distribution:
-    total: Distribution | None = None
-    for term in expr.terms:
-        part = _of_node(term.node)
-        if term.sign < 0:
-            part = -part
-        total = part if total is None else total + part
-    assert total is not None
-    # A fresh node over the (cached) parts: relabelling ``total`` in place would rename a shared
-    # cached distribution (``(5d4)`` would relabel ``dice(5, 4)``).
-    return total._derive(str(expr), lambda p: p)
+    check_limits(expr)  # an expression built in code meets the limits of a typed one
+    parts = tuple((term.sign, _of_node(term.node)) for term in expr.terms)
+
+    # One flat fold over the (cached) parts, not a chain of ``a + b`` nodes: a sum of a hundred
+    # terms evaluates in one frame instead of recursing a hundred parents deep.
+    def recipe(backend: type[P]) -> P:
+        total: P | None = None
+        for sign, part in parts:
+            pmf = part._in(backend)
+            if sign < 0:
+                pmf = pmf.negate()
+            total = pmf if total is None else total.add(pmf)
+        assert total is not None
+        return total
+
+    return Distribution(recipe, str(expr))
 
 
 def distribution(expr: Expr | str) -> Distribution:
-    """The exact distribution of a dice expression (text or parsed), cached by expression."""
-    return _of_expr(parse(expr) if isinstance(expr, str) else expr)
+    """The exact distribution of a dice expression (text or parsed), cached by expression.
+
+    Raises :class:`~caltrop.errors.DiceLimitError` for an expression past the limits of
+    :func:`~caltrop.dice.parse.check_limits`, and :class:`~caltrop.errors.DiceTypeError` for
+    anything that is neither text nor an :class:`~caltrop.dice.ast.Expr`."""
+    if isinstance(expr, str):
+        return _of_expr(parse(expr))
+    if not isinstance(expr, Expr):
+        raise DiceTypeError(f"a dice expression is text or an Expr, not {type(expr).__name__}")
+    return _of_expr(expr)
 
 
 def clear_caches() -> None:

@@ -11,36 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from caltrop.dice.roll import ConstRoll, DiceRoll, DivRoll, GroupRoll, NodeRoll, Roll
+from caltrop.dice.roll import (
+    ConstRoll,
+    DiceRoll,
+    DivRoll,
+    GroupRoll,
+    NodeRoll,
+    Roll,
+    plain_node,
+    plain_terms,
+    render_plain,
+)
 
-
-def _plain_node(node: NodeRoll) -> str:
-    match node:
-        case DiceRoll(dice=d, values=values):
-            return f"{d} ({','.join(map(str, values))})"
-        case ConstRoll(const=c):
-            return str(c.value)
-        case GroupRoll(inner=inner):
-            return f"({_plain_terms(inner)})"
-        case DivRoll(operand=operand, divisor=divisor):
-            return f"{_plain_node(operand)}/{divisor}"
-    raise TypeError(node)  # pragma: no cover
-
-
-def _plain_terms(roll: Roll, node_text: Any = _plain_node) -> str:
-    out: list[str] = []
-    for i, term in enumerate(roll.terms):
-        text = node_text(term.node)
-        if term.sign < 0:
-            out.append(f"- {text}" if i else f"-{text}")
-        else:
-            out.append(f"+ {text}" if i else text)
-    return " ".join(out)
-
-
-def render_plain(roll: Roll) -> str:
-    """``5d4 (3,1,4,4,2) + 1d8 (7) = 21``: every die, by term, then the total."""
-    return f"{_plain_terms(roll)} = {roll.total}"
+__all__ = ["d4_pairs", "render_d4_math", "render_json", "render_plain"]
 
 
 def d4_pairs(values: tuple[int, ...]) -> tuple[list[tuple[int, int]], list[int]]:
@@ -69,10 +52,10 @@ def _d4_node(node: NodeRoll) -> str:
     if isinstance(node, DiceRoll) and node.dice.sides == 4:
         return f"{node.dice} [{_d4_math(node.values)}]"
     if isinstance(node, GroupRoll):
-        return f"({_plain_terms(node.inner, _d4_node)})"
+        return f"({plain_terms(node.inner, _d4_node)})"
     if isinstance(node, DivRoll):
         return f"{_d4_node(node.operand)}/{node.divisor}"
-    return _plain_node(node)
+    return plain_node(node)
 
 
 def render_d4_math(roll: Roll) -> str:
@@ -85,7 +68,7 @@ def render_d4_math(roll: Roll) -> str:
         node = roll.terms[0].node
         if isinstance(node, DiceRoll) and node.dice.sides == 4:
             return f"{node.dice}: {_d4_math(node.values)} = {roll.total}"
-    return f"{_plain_terms(roll, _d4_node)} = {roll.total}"
+    return f"{plain_terms(roll, _d4_node)} = {roll.total}"
 
 
 def _json_node(node: NodeRoll) -> dict[str, Any]:

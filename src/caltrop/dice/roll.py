@@ -7,7 +7,7 @@ to, so the log can record every die, not just totals. Caltrop never touches modu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Final, Protocol, TypeAlias
@@ -15,8 +15,8 @@ from typing import Final, Protocol, TypeAlias
 import numpy as np
 
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Node, Sign
-from caltrop.dice.parse import parse
-from caltrop.errors import DiceInputError
+from caltrop.dice.parse import check_limits, parse
+from caltrop.errors import DiceInputError, DiceTypeError
 
 
 class DiceSource(Protocol):
@@ -87,6 +87,7 @@ class EnteredDice:
     __slots__ = ("_next", "_values")
 
     def __init__(self, expr: Expr, values: Sequence[int]) -> None:
+        check_limits(expr)  # before dice_slots(): never a tuple of a billion slots
         slots = expr.dice_slots()
         if len(values) != len(slots):
             raise DiceInputError(
@@ -194,8 +195,6 @@ class Roll:
         return tuple(v for d in self.dice_rolls() for v in d.values)
 
     def __str__(self) -> str:
-        from caltrop.dice.render import render_plain
-
         return render_plain(self)
 
 
@@ -241,6 +240,7 @@ def _plain(expr: Expr) -> tuple[Expr, tuple[tuple[int, int, int], ...] | None, i
     known = _PLAIN.get(id(expr))
     if known is not None and known[0] is expr:
         return known
+    check_limits(expr)  # once per expression: the dice layer never rolls past its limits
     dice: list[tuple[int, int, int]] | None = []
     const = 0
     for term in expr.terms:
@@ -290,14 +290,57 @@ def roll(
     """Roll ``expr`` with ``rng``, or take the faces of physical dice from ``entered`` (R5).
 
     Exactly one of ``rng`` and ``entered`` must be given. Entered faces are validated (count and
-    range) before anything is rolled, and raise :class:`DiceInputError` with the reason.
+    range) before anything is rolled, and raise :class:`DiceInputError` with the reason. An
+    expression past the limits of :func:`~caltrop.dice.parse.check_limits` (a pool of a billion
+    dice built from content, say) raises :class:`~caltrop.errors.DiceLimitError` before any die.
     """
-    parsed = parse(expr) if isinstance(expr, str) else expr
     if (rng is None) == (entered is None):
         raise TypeError("roll() needs exactly one of rng= or entered=")
+    if isinstance(expr, str):
+        parsed = parse(expr)
+    elif not isinstance(expr, Expr):
+        raise DiceTypeError(f"a dice expression is text or an Expr, not {type(expr).__name__}")
+    else:
+        parsed = expr
+        if rng is not None:  # EnteredDice checks the limits itself
+            check_limits(parsed)
     source: DiceSource = (
         RngDice(rng)
         if rng is not None
         else EnteredDice(parsed, entered if entered is not None else ())
     )
     return _roll_expr(parsed, source)
+
+
+# -- the plain rendering (``str(roll)``) -------------------------------------------------------
+
+
+def plain_node(node: NodeRoll) -> str:
+    match node:
+        case DiceRoll(dice=d, values=values):
+            return f"{d} ({','.join(map(str, values))})"
+        case ConstRoll(const=c):
+            return str(c.value)
+        case GroupRoll(inner=inner):
+            return f"({plain_terms(inner)})"
+        case DivRoll(operand=operand, divisor=divisor):
+            return f"{plain_node(operand)}/{divisor}"
+    raise TypeError(node)  # pragma: no cover
+
+
+def plain_terms(roll: Roll, node_text: Callable[[NodeRoll], str] = plain_node) -> str:
+    """The terms of ``roll`` with their signs, each node as ``node_text`` writes it."""
+    out: list[str] = []
+    for i, term in enumerate(roll.terms):
+        text = node_text(term.node)
+        if term.sign < 0:
+            out.append(f"- {text}" if i else f"-{text}")
+        else:
+            out.append(f"+ {text}" if i else text)
+    return " ".join(out)
+
+
+def render_plain(roll: Roll) -> str:
+    """The plain rendering (also ``str(roll)``; :mod:`caltrop.dice.render` has the others):
+    ``5d4 (3,1,4,4,2) + 1d8 (7) = 21``: every die, by term, then the total."""
+    return f"{plain_terms(roll)} = {roll.total}"

@@ -74,6 +74,7 @@ class PointsState:
     moved: float = 0.0  # meters moved by the action just before (R36 run-up)
     aim: int = 0  # Aim stacks (R39)
     aim_target: str | None = None
+    unseen: float = 0.0  # meters the aim target moved out of sight since the first Aim (R39)
     prone: bool = False
     grappled_by: str | None = None  # R42
     scaling: str | None = None  # the creature this one is scaling (R43)
@@ -101,6 +102,8 @@ class PointsState:
             out["moved"] = self.moved  # the run-up so far (R36): it decides what a leap may do
         if self.aim_target:
             out["aim_target"] = self.aim_target
+        if self.unseen:
+            out["aim_target_moved_unseen"] = self.unseen
         if self.prone:
             out["prone"] = True
         if self.grappled_by:
@@ -148,7 +151,7 @@ def spend(state: PointsState, pay: Payment) -> None:
 
 class ActionPointsEconomy:
     """The points of seed 004 behind the economy protocol (the rules of its actions are in
-    :mod:`caltrop.encounter.points`)."""
+    :mod:`caltrop.economy.points_actions`)."""
 
     name = "action_points"
 

@@ -9,9 +9,15 @@ against every registered economy.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Protocol
 
-from caltrop.core.model import ActionDef, CreatureDef, Ruleset
+from caltrop.core.commands import Act, Command, SetFact
+from caltrop.core.model import ActionDef, CreatureDef, EncounterDef, Ruleset
+from caltrop.core.pool import Advantage
+from caltrop.dice.ast import Expr
+from caltrop.economy.outcome import Outcome
+from caltrop.economy.pending import PendingRoll
 
 
 class Verdict(Protocol):
@@ -94,3 +100,111 @@ class EconomyRules(Protocol):
     def describe(self, creature: CreatureDef, resources: Resources) -> str:
         """One short line for displays: ``Load 2``."""
         ...
+
+
+class Table(Protocol):
+    """What an economy's actions read and change of a running encounter.
+
+    The encounter engine (:class:`caltrop.encounter.Encounter`) is the one implementation; the
+    actions of each economy (:mod:`caltrop.economy.load_actions`,
+    :mod:`caltrop.economy.points_actions`) are written against this view, so the engine's
+    machine and the rules of each module import nothing of each other.
+    """
+
+    definition: EncounterDef
+    creatures: tuple[CreatureDef, ...]
+    economy: EconomyRules
+    health: list[int]
+    down: list[bool]
+    resources: list[Resources]
+    boons: list[tuple[Advantage, ...]]
+    pending: list[PendingRoll]
+    #: per roller: the others in turn order starting after it (who is asked in its window)
+    windows: tuple[tuple[int, ...], ...]
+
+    @property
+    def turn_owner(self) -> str | None: ...
+
+    def index(self, creature_id: str) -> int: ...
+
+    def creature(self, creature_id: str) -> CreatureDef: ...
+
+    def standing(self, creature_id: str) -> int:
+        """The index of a creature that is not down; IllegalActionError if it is."""
+        ...
+
+    def window_order(self, top: PendingRoll) -> Iterator[int]:
+        """The creatures standing in ``top``'s reaction window, in turn order after its roller."""
+        ...
+
+    def is_legal(self, command: Command) -> bool: ...
+
+
+class Plan(Protocol):
+    """A validated command: :meth:`execute` changes the encounter and cannot fail."""
+
+    def execute(self, enc: Table) -> Outcome | None: ...
+
+
+class Actions(Protocol):
+    """One economy's actions, plugged into the engine (R1: one engine, one dice core).
+
+    The engine owns turns, the pending stack, reaction windows, the log and the decision
+    pointer; an economy's actions validate and execute ``Act`` commands, list the legal ones,
+    say who is asked in a window, and build and resolve the rolls they push.
+    """
+
+    def plan(self, enc: Table, command: Act) -> Plan:
+        """Validate ``command`` fully; raise InvalidActionError or IllegalActionError."""
+        ...
+
+    def legal(self, enc: Table, i: int) -> Iterator[Command]:
+        """Every legal command of creature ``i`` now (its actions, Pass, EndTurn)."""
+        ...
+
+    def reactors(self, enc: Table, top: PendingRoll) -> Iterator[int]:
+        """Who is asked in ``top``'s reaction window, in order (standing or not)."""
+        ...
+
+    def next_reactor(self, enc: Table, top: PendingRoll) -> int | None:
+        """The first creature still to answer ``top`` (not passed, standing, with a reaction)."""
+        ...
+
+    def expression(self, enc: Table, p: PendingRoll) -> tuple[Expr, str]:
+        """The dice ``p`` (an action or stage roll of this economy) rolls now, and its text."""
+        ...
+
+    def resolve(
+        self, enc: Table, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
+    ) -> Outcome:
+        """Resolve the popped roll ``p`` with these dice; ``downed`` says if anyone went down."""
+        ...
+
+    def preview(self, enc: Table, command: Act) -> dict[str, Any]:
+        """What ``command`` would roll and leave (Load or points), without doing it."""
+        ...
+
+    def on_down(self, enc: Table, i: int) -> None:
+        """Creature ``i`` has just gone down (or left): end what it holds (grapples, R42)."""
+        ...
+
+    #: the stats the GM may set in this economy (R48), e.g. ``("load", "exhaustion", "buffer")``
+    stats: tuple[str, ...]
+
+    def check_stat(self, enc: Table, i: int, stat: str, value: int) -> None:
+        """Raise unless the GM may set ``stat`` of ``i`` to ``value`` (R48)."""
+        ...
+
+    def set_stat(self, enc: Table, i: int, stat: str, value: int) -> CreatureDef | None:
+        """Set a checked stat; returns ``i``'s new definition when the stat lives in it
+        (Exhaustion, Load Buffer), for the engine to put in its place."""
+        ...
+
+    def owns_fact(self, name: str) -> bool:
+        """Whether ``gm: set X NAME …`` is one of this economy's facts (R34) rather than a
+        condition the engine keeps."""
+        ...
+
+    def check_fact(self, enc: Table, fact: SetFact) -> None: ...
+
+    def apply_fact(self, enc: Table, fact: SetFact) -> None: ...

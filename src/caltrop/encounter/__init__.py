@@ -14,9 +14,10 @@ from caltrop.core.commands import (
     RollTotal,
     parse_command,
 )
+from caltrop.economy.outcome import Outcome
+from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.encounter.legal import LegalActions
-from caltrop.encounter.pending import PendingRoll, RollKind
-from caltrop.encounter.state import CHANCE, TERMINAL, Encounter, Outcome
+from caltrop.encounter.state import CHANCE, TERMINAL, Encounter
 
 __all__ = [
     "CHANCE",

@@ -7,12 +7,17 @@ never lists everything; iteration generates the commands on demand.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from caltrop.core.commands import COMMAND_TYPES, Command, command_actor
 
-if TYPE_CHECKING:
-    from caltrop.encounter.state import Encounter
+
+class Generator(Protocol):
+    """What the view asks of the engine: the commands one actor may issue, and one verdict."""
+
+    def generate_legal(self, actor: str) -> Iterator[Command]: ...
+
+    def is_legal(self, command: Command) -> bool: ...
 
 
 class LegalActions:
@@ -20,7 +25,7 @@ class LegalActions:
 
     __slots__ = ("_actor", "_encounter")
 
-    def __init__(self, encounter: Encounter, actor: str) -> None:
+    def __init__(self, encounter: Generator, actor: str) -> None:
         self._encounter = encounter
         self._actor = actor
 

@@ -13,6 +13,7 @@ window** (R15) in which other creatures may add team actions and reactions, or p
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,38 +23,50 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from caltrop.core.codec import creature_from_dict, creature_to_dict
 from caltrop.core.commands import (
     GM,
+    GM_COMMANDS,
     Act,
+    AddCreature,
     CallRoll,
+    ChangeHealth,
     Command,
     EndEncounter,
     EndTurn,
     Pass,
+    PassAll,
+    RemoveCreature,
+    Reorder,
     RollDice,
     RollTotal,
     SetFact,
+    SetStat,
 )
 from caltrop.core.model import (
-    ActionDef,
-    ActionKind,
     CreatureDef,
-    Economy,
     EncounterDef,
     Initiative,
     Side,
-    Weapon,
 )
+from caltrop.core.pool import Advantage
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
+from caltrop.dice.parse import check_limits
 from caltrop.dice.roll import EnteredDice, RngDice, roll, roll_faces
 from caltrop.economy import EconomyRules, Resources, economy_for
-from caltrop.economy.action_load import ActionLoadEconomy, LoadState
-from caltrop.encounter.facts import apply_fact, check_fact
+from caltrop.economy.actions import actions_for
+from caltrop.economy.base import Actions, Plan
+from caltrop.economy.outcome import Outcome, outcome_json
+from caltrop.economy.pending import PendingRoll, RollKind
+from caltrop.encounter import gm
 from caltrop.encounter.legal import LegalActions
-from caltrop.encounter.pending import PendingRoll, RollKind
-from caltrop.encounter.points import PointsPlan, PointsRules
-from caltrop.errors import CaltropError, IllegalActionError, InvalidActionError
+from caltrop.errors import CaltropError, DiceLimitError, IllegalActionError, InvalidActionError
+
+_PASS_ALL: Final = PassAll()
+#: expressions that passed the dice limits (the pools of a definition repeat by the thousand)
+_CHECKED: dict[int, Expr] = {}
+_CHECKED_KEPT: Final = 4096
 
 #: ``current()`` when a pending roll waits for its dice.
 CHANCE: Final = "chance"
@@ -74,24 +87,6 @@ class _Overwritten(np.random.bit_generator.ISeedSequence):
 _OVERWRITTEN: Final = _Overwritten()
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What a resolved roll did; kept in the log beside its dice, for stories and displays."""
-
-    roller: str
-    kind: RollKind
-    expression: str
-    faces: tuple[int, ...]
-    total: int
-    action: str | None = None
-    target: str | None = None
-    damage: int | None = None
-    dc: int | None = None
-    success: bool | None = None
-    downed: bool = False
-    note: str | None = None
-
-
 class Encounter:
     """A running encounter. Build with :meth:`Encounter.begin`; change only with :meth:`apply`."""
 
@@ -101,15 +96,16 @@ class Encounter:
         "_dice",
         "_events",
         "_record",
-        "_tables",
-        "_windows",
         "boons",
+        "conditions",
         "creatures",
         "definition",
         "down",
         "economy",
+        "gone",
         "header",
         "health",
+        "initial",
         "initiative",
         "last_outcome",
         "module",
@@ -121,9 +117,13 @@ class Encounter:
         "round",
         "seed",
         "turn_pos",
+        "windows",
         "winner",
     )
 
+    #: the definition the encounter began with (its log's header; replay and undo start here)
+    initial: EncounterDef
+    #: the definition now: reinforcements and the GM's changes to a stat block included (R48)
     definition: EncounterDef
     creatures: tuple[CreatureDef, ...]
     economy: EconomyRules
@@ -133,7 +133,11 @@ class Encounter:
     health: list[int]
     down: list[bool]
     resources: list[Resources]
-    boons: list[tuple[Any, ...]]
+    boons: list[tuple[Advantage, ...]]
+    #: per creature: the conditions the GM has set (R48), besides an economy's own facts
+    conditions: list[tuple[str, ...]]
+    #: per creature: taken out of the encounter by the GM (R48): out of the turn order, down
+    gone: list[bool]
     order: list[int]
     initiative: list[int | None]
     turn_pos: int
@@ -142,16 +146,15 @@ class Encounter:
     over: bool
     winner: Side | None
     last_outcome: Outcome | None
-    module: type[PointsRules] | None
+    module: Actions
     _by_id: dict[str, int]
     _commands: list[Command]
     _events: list[dict[str, Any]] | None
     _record: bool
-    _tables: _Tables
     #: the dice drawn from :attr:`rng` (one wrapper for the encounter's every roll)
     _dice: RngDice
     #: per roller: the others in turn order starting after it (who is asked in its window)
-    _windows: tuple[tuple[int, ...], ...]
+    windows: tuple[tuple[int, ...], ...]
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -171,21 +174,23 @@ class Encounter:
         definition there, so a log file replays on its own).
         """
         self = cls.__new__(cls)
+        self.initial = definition
         self.definition = definition
         self.creatures = definition.participants
         self.economy = economy_for(definition.ruleset)
-        self.module = PointsRules if definition.ruleset.economy is Economy.ACTION_POINTS else None
+        self.module = actions_for(definition)
         self.seed = int(np.random.SeedSequence().entropy) if seed is None else int(seed)  # type: ignore[arg-type]
         self.header = dict(header or {})
         self.rng = np.random.default_rng(self.seed)
         self._dice = RngDice(self.rng)
         self._by_id = {c.id: i for i, c in enumerate(self.creatures)}
-        self._tables = _tables(definition)
         self.health = [c.health for c in self.creatures]
         self.down = [c.health <= 0 for c in self.creatures]
         self.resources = [self.economy.initial(c) for c in self.creatures]
         self.boons = [() for _ in self.creatures]
-        self._set_order(list(range(len(self.creatures))))
+        self.conditions = [() for _ in self.creatures]
+        self.gone = [False] * len(self.creatures)
+        self.set_order(list(range(len(self.creatures))))
         self.initiative = [None] * len(self.creatures)
         self.turn_pos = 0
         self.round = 0
@@ -196,7 +201,7 @@ class Encounter:
         self._commands = []
         self._record = record
         self._events = [self._begin_event()] if record else None
-        self._check_end()
+        self.check_end()
         if self.over:
             return self
         if definition.ruleset.initiative is Initiative.CHECK:
@@ -217,6 +222,7 @@ class Encounter:
     def clone(self) -> Encounter:
         """An independent copy for search and simulation: copies only what changes."""
         other = Encounter.__new__(Encounter)
+        other.initial = self.initial
         other.definition = self.definition
         other.creatures = self.creatures
         other.economy = self.economy
@@ -229,13 +235,14 @@ class Encounter:
         other.rng = np.random.Generator(bit_generator)
         other._dice = RngDice(other.rng)
         other._by_id = self._by_id
-        other._tables = self._tables
         other.health = self.health.copy()
         other.down = self.down.copy()
         other.resources = [r.copy() for r in self.resources]
         other.boons = self.boons.copy()
+        other.conditions = self.conditions.copy()
+        other.gone = self.gone.copy()
         other.order = self.order.copy()
-        other._windows = self._windows
+        other.windows = self.windows
         other.initiative = self.initiative.copy()
         other.turn_pos = self.turn_pos
         other.round = self.round
@@ -289,21 +296,8 @@ class Encounter:
             top = self.pending[-1]
             if top.kind is RollKind.INITIATIVE:
                 return CHANCE
-            if self.module is not None:
-                for i in self.module.reactors(self, top):
-                    if (
-                        i not in top.passed
-                        and not self.down[i]
-                        and self.module.has_reaction(self, i, top)
-                    ):
-                        return self.creatures[i].id
-                return CHANCE
-            # the window in turn order: this runs before every decision of a simulation
-            down, passed = self.down, top.passed
-            for i in self._windows[top.roller]:
-                if not down[i] and i not in passed and self._has_reaction(i, top):
-                    return self.creatures[i].id
-            return CHANCE
+            i = self.module.next_reactor(self, top)
+            return CHANCE if i is None else self.creatures[i].id
         owner = self.turn_owner
         assert owner is not None
         return owner
@@ -346,27 +340,8 @@ class Encounter:
 
         Raises like :meth:`apply` if the action is not legal now.
         """
-        plan = self._plan(command)
-        assert isinstance(plan, _ActPlan)
-        i = plan.actor
-        after = self.resources[i].copy()
-        self.economy.pay(self.creatures[i], after, plan.action, on_turn=plan.on_turn)
-        out: dict[str, Any] = {
-            "actor": self.creatures[i].id,
-            "action": plan.action.name,
-            "gate": self.economy.gate(
-                self.creatures[i], self.resources[i], plan.action, on_turn=plan.on_turn
-            ).reason,
-            "resources_after": after.as_dict(),
-        }
-        if plan.action.kind in (ActionKind.ATTACK, ActionKind.CHECK):
-            advantages = list(command.advantages) + list(self.boons[i])
-            from caltrop.core.pool import net_advantage
-
-            out["expression"] = str(
-                self._action_expr(i, plan.action, plan.weapon, net_advantage(advantages))
-            )
-        return out
+        self._not_over()
+        return self.module.preview(self, command)
 
     def chance_outcomes(self) -> list[tuple[RollTotal, Fraction]]:
         """At a chance point: every total of the pending roll with its exact probability."""
@@ -399,11 +374,31 @@ class Encounter:
                 "n": len(self._commands),
                 "command": str(command),
             }
+            if isinstance(plan, gm.AddPlan):
+                event["creature"] = creature_to_dict(plan.creature)  # the log replays alone
             if outcome is not None:
-                event["roll"] = _outcome_json(outcome)
+                event["roll"] = outcome_json(outcome)
             self._events.append(event)
         self.last_outcome = outcome
         return outcome
+
+    def settle(self) -> list[Outcome]:
+        """Roll every pending roll that has no dice to roll, once nobody is left to answer it
+        (a declined defence, R40 "No defence: damage − Resistance"): a table calls this after
+        each command, so nobody types a ``roll`` of ``0``. Each is an ordinary logged ``roll``,
+        so logs and replays are unchanged; returns their outcomes."""
+        outcomes: list[Outcome] = []
+        while (
+            not self.over
+            and self.pending
+            and self.current() == CHANCE
+            and next(self.pending_expression().dice(), None) is None
+            and self.pending[-1].kind is RollKind.STAGE
+        ):
+            outcome = self.apply(RollDice())
+            assert outcome is not None
+            outcomes.append(outcome)
+        return outcomes
 
     def undo(self) -> Command:
         """Take back the last command by replaying the log without it; returns that command."""
@@ -414,7 +409,7 @@ class Encounter:
         if not self._commands:
             raise IllegalActionError("nothing to undo")
         last = self._commands[-1]
-        rebuilt = Encounter.begin(self.definition, self.seed, header=self.header)
+        rebuilt = Encounter.begin(self.initial, self.seed, header=self.header)
         for command in self._commands[:-1]:
             rebuilt.apply(command)
         for slot in Encounter.__slots__:
@@ -453,13 +448,19 @@ class Encounter:
                     f"log event {line_no}: unknown event {event.get('event')!r}"
                 )
             command = parse_command(str(event["command"]))
+            if isinstance(command, AddCreature) and isinstance(event.get("creature"), Mapping):
+                try:
+                    added = creature_from_dict(event["creature"])
+                except CaltropError as exc:
+                    raise InvalidActionError(f"log event {line_no}: {exc}") from exc
+                command = dataclasses.replace(command, creature=added)
             try:
                 outcome = encounter.apply(command)
             except CaltropError as exc:
                 raise InvalidActionError(f"log event {line_no}: {command}: {exc}") from exc
             recorded = event.get("roll")
             if verify and recorded is not None:
-                got = _outcome_json(outcome) if outcome is not None else None
+                got = outcome_json(outcome) if outcome is not None else None
                 if got != recorded:
                     raise InvalidActionError(
                         f"log event {line_no}: recorded roll {recorded} differs from replay {got}"
@@ -485,6 +486,8 @@ class Encounter:
                     **(
                         {"initiative": self.initiative[i]} if self.initiative[i] is not None else {}
                     ),
+                    **({"conditions": list(self.conditions[i])} if self.conditions[i] else {}),
+                    **({"removed": True} if self.gone[i] else {}),
                 }
             )
         return {
@@ -516,6 +519,8 @@ class Encounter:
             tuple(_pending_key(p) for p in self.pending),
             self.over,
             self.winner,
+            tuple(self.conditions),
+            tuple(self.gone),
         )
 
     def to_json(self) -> str:
@@ -527,56 +532,23 @@ class Encounter:
         """Every legal command of ``actor`` now (lazily). Advantage is never enumerated: the gate
         does not depend on it (R11), so any advantage may be added to a legal action."""
         if self.over:
-            return
+            return iter(())
         if actor == GM:
-            if self.pending:
-                yield RollDice()
-            return
+            return self._gm_legal()
         i = self._by_id.get(actor)
         if i is None or self.down[i]:
-            return
-        if self.module is not None:
-            yield from self.module.legal(self, i)
-            if not self.pending and self.turn_owner == actor:
-                yield EndTurn(actor)
-            return
-        if self.pending:
-            top = self.pending[-1]
-            if top.kind is RollKind.INITIATIVE or i == top.roller:
-                return
-            yield from self._candidates(i, self._tables.reactions[i][top.roller], on_turn=False)
-            if i not in top.passed:
-                yield self._tables.passes[i]
-            return
-        if self.turn_owner != actor:
-            return
-        yield from self._candidates(i, self._tables.own_turn[i], on_turn=True)
-        yield self._tables.end_turns[i]
+            return iter(())
+        return self.module.legal(self, i)  # no generator of its own: asked before every decision
 
-    def _candidates(
-        self, i: int, actions: tuple[_Choices, ...], *, on_turn: bool
-    ) -> Iterator[Command]:
-        """The commands of these actions of ``i`` now: for each action whose gate is open, those
-        of its :class:`_Choices` aimed at creatures still standing."""
-        load = self._load(i)
-        down = self.down
-        for choices in actions:
-            if load is None:
-                if not self.economy.allows(
-                    self.creatures[i], self.resources[i], choices.action, on_turn=on_turn
-                ):
-                    continue
-            elif load > choices.ceiling:  # R11, as the economy's ceiling
-                continue
-            for j, commands in choices.targets:
-                if not down[j]:
-                    yield from commands
-            if choices.plain is not None:
-                yield choices.plain
+    def _gm_legal(self) -> Iterator[Command]:
+        if self.pending:
+            yield RollDice()
+            if self.is_legal(_PASS_ALL):
+                yield _PASS_ALL
 
     # -- internals: validation ------------------------------------------------------------------
 
-    def _plan(self, command: Command) -> _Plan | PointsPlan:
+    def _plan(self, command: Command) -> Plan | _Plan | gm.GmPlan:
         kind = type(command)  # the commands of a simulation, most frequent first
         if kind is Pass:
             return self._plan_pass(command)  # type: ignore[arg-type]
@@ -599,187 +571,61 @@ class Encounter:
         if isinstance(command, EndEncounter):
             self._not_over()
             return _EndEncounterPlan()
-        if isinstance(command, SetFact):
+        if isinstance(command, GM_COMMANDS):
             self._not_over()
-            check_fact(self, command)
-            return _FactPlan(command)
+            return self._plan_gm(command)
+        raise InvalidActionError(f"not a command: {command!r}")
+
+    def _plan_gm(self, command: Command) -> gm.GmPlan:
+        """R48: the GM's controls, validated in :mod:`caltrop.encounter.gm`."""
+        if isinstance(command, SetFact):
+            return gm.plan_fact(self, command)
+        if isinstance(command, ChangeHealth):
+            return gm.plan_health(self, command)
+        if isinstance(command, SetStat):
+            return gm.plan_stat(self, command)
+        if isinstance(command, AddCreature):
+            return gm.plan_add(self, command)
+        if isinstance(command, RemoveCreature):
+            return gm.plan_remove(self, command)
+        if isinstance(command, Reorder):
+            return gm.plan_reorder(self, command)
+        if isinstance(command, PassAll):
+            return gm.plan_pass_all(self, command)
         raise InvalidActionError(f"not a command: {command!r}")
 
     def _not_over(self) -> None:
         if self.over:
             raise IllegalActionError("the encounter is over")
 
-    def _standing(self, creature_id: str) -> int:
+    def standing(self, creature_id: str) -> int:
         i = self.index(creature_id)
         if self.down[i]:
             raise IllegalActionError(f"{self.creatures[i].name} is down")
         return i
 
-    def _plan_act(self, command: Act) -> _ActPlan | PointsPlan:
+    def _plan_act(self, command: Act) -> Plan:
         self._not_over()
-        if self.module is not None:
-            return self.module.plan(self, command)
-        known = self._tables.acts.get(id(command))
-        if known is not None and known[0] is command:
-            # This very command passed every check that depends only on the definition
-            # before: only those that depend on the state are made again, in the same order.
-            _, i, action, target, weapon, dc = known
-            creature = self.creatures[i]
-            if self.down[i]:
-                raise IllegalActionError(f"{creature.name} is down")
-            top = self.pending[-1] if self.pending else None
-            self._check_when(i, creature, action, top)
-            if action.kind is ActionKind.TEAM:
-                assert top is not None
-                self._check_team(i, command, action, top)
-            elif target is not None and self.down[target]:
-                raise IllegalActionError(f"{self.creatures[target].name} is down")
-            self._check_gate(i, creature, action, on_turn=top is None)
-            return _ActPlan(command, i, action, target, weapon, dc, top is None)
-        plan = self._plan_act_first(command)
-        self._tables.remember_act(plan)
-        return plan
-
-    def _plan_act_first(self, command: Act) -> _ActPlan:
-        """Every check of an Action Load command, in the order its errors are reported."""
-        i = self._standing(command.actor)
-        creature = self.creatures[i]
-        action = self._tables.actions[i].get(command.action)
-        if action is None:
-            known = ", ".join(a.name for a in creature.actions) or "none"
+        advantages = command.advantages
+        if advantages and len(set(advantages)) < len(advantages):
             raise InvalidActionError(
-                f"{creature.name} has no action {command.action!r} (has: {known})"
+                f"{command}: the same source twice adds nothing (R14, R47): name it once"
             )
-        if command.flags or command.to is not None:
-            what = f"+{command.flags[0]}" if command.flags else "a position"
-            raise InvalidActionError(f"{action.name} takes no {what} in the Action Load module")
-        top = self.pending[-1] if self.pending else None
-        self._check_when(i, creature, action, top)
-        on_turn = top is None
-        target: int | None = None
-        weapon: Weapon | None = None
-        if action.kind is ActionKind.TEAM:
-            assert top is not None
-            self._check_team(i, command, action, top)
-        elif action.kind in (ActionKind.ATTACK, ActionKind.EFFECT) and (
-            action.kind is ActionKind.ATTACK or action.grant is not None
-        ):
-            if len(command.targets) != 1:
-                raise InvalidActionError(
-                    f"{action.name} needs one target: '{creature.id}: {action.name} TARGET'"
-                )
-            target = self._standing(command.targets[0])
-            if target == i and action.kind is ActionKind.ATTACK:
-                raise IllegalActionError(f"{creature.name} cannot attack itself")
-            if action.kind is ActionKind.ATTACK and self.creatures[target].side is creature.side:
-                raise IllegalActionError(
-                    f"{creature.name} will not attack an ally ({self.creatures[target].name})"
-                )
-            if action.kind is ActionKind.EFFECT and not self._grant_fits(i, action, target):
-                raise IllegalActionError(
-                    f"{action.name} cannot target {self.creatures[target].name}"
-                )
-        elif command.targets:
-            raise InvalidActionError(f"{action.name} takes no target")
-        if action.uses_weapon:
-            weapon = self._weapon(creature, action, command.weapons)
-        elif command.weapons:
-            raise InvalidActionError(f"{action.name} does not use a weapon")
-        dc = command.dc if command.dc is not None else action.dc
-        if action.kind is ActionKind.CHECK and dc is None:
-            raise InvalidActionError(
-                f"{action.name} needs a DC: '{creature.id}: {action.name} dc N'"
-            )
-        if action.kind is not ActionKind.CHECK and command.dc is not None:
-            raise InvalidActionError(f"{action.name} is not a check; it takes no DC")
-        if action.aspect not in creature.aspects:
-            raise IllegalActionError(f"{creature.name} has no Aspect {action.aspect}")
-        self._check_gate(i, creature, action, on_turn=on_turn)
-        return _ActPlan(command, i, action, target, weapon, dc, on_turn)
-
-    def _check_when(
-        self, i: int, creature: CreatureDef, action: ActionDef, top: PendingRoll | None
-    ) -> None:
-        """R15: on its own turn a creature acts; on another's only in response to a pending
-        roll, and only with a reaction."""
-        if top is not None:
-            if top.kind is RollKind.INITIATIVE:
-                raise IllegalActionError("initiative is being rolled; nobody acts until it is done")
-            if top.roller == i:
-                raise IllegalActionError(f"{creature.name}'s own roll is pending: roll it first")
-            if not action.reaction:
-                raise IllegalActionError(
-                    f"{action.name} is not a reaction, so {creature.name} cannot take it on another's roll"
-                )
-        else:
-            if action.kind is ActionKind.TEAM:
-                raise IllegalActionError(
-                    f"{action.name} is a team action: it is taken while another creature's roll is pending (R15)"
-                )
-            owner = self.turn_owner
-            if owner != creature.id:
-                raise IllegalActionError(
-                    f"it is {self.creature(owner).name if owner else 'nobody'}'s turn; {creature.name} may act "
-                    "on other turns only in response to a pending roll (R15)"
-                )
-
-    def _check_team(self, i: int, command: Act, action: ActionDef, top: PendingRoll) -> None:
-        """A team action acts on the pending roll: an ally's if it helps, a foe's if it hinders."""
-        if command.targets and command.targets != (self.creatures[top.roller].id,):
-            raise IllegalActionError(
-                f"{action.name} acts on the pending roll, which is {self.creatures[top.roller].name}'s"
-            )
-        if not self._grant_fits(i, action, top.roller):
-            assert action.grant is not None
-            who = "an ally's" if action.grant.to == "ally" else "an opponent's"
-            raise IllegalActionError(
-                f"{action.name} works on {who} roll; {self.creatures[top.roller].name} is not one"
-            )
-
-    def _check_gate(
-        self, i: int, creature: CreatureDef, action: ActionDef, *, on_turn: bool
-    ) -> None:
-        """R11: the gate, with its arithmetic when it is shut."""
-        resources = self.resources[i]
-        if self.economy.allows(creature, resources, action, on_turn=on_turn):
-            return
-        gate = self.economy.gate(creature, resources, action, on_turn=on_turn)
-        raise IllegalActionError(f"{creature.name} cannot {action.name}: {gate.reason}")
-
-    def _weapon(self, creature: CreatureDef, action: ActionDef, names: tuple[str, ...]) -> Weapon:
-        if not names:
-            fitting = [
-                w
-                for w in creature.weapons
-                if action.weapon_kind is None or w.kind is action.weapon_kind
-            ]
-            if len(fitting) == 1:
-                return fitting[0]
-            known = ", ".join(w.name for w in fitting) or "none"
-            kind = f"{action.weapon_kind} " if action.weapon_kind else ""
-            raise InvalidActionError(
-                f"which {kind}weapon? add 'with WEAPON' ({creature.name} has: {known})"
-            )
-        if len(names) > 1:
-            raise InvalidActionError("this action uses one weapon")
-        weapon = creature.weapon(names[0])
-        if weapon is None:
-            known = ", ".join(w.name for w in creature.weapons) or "none"
-            raise InvalidActionError(f"{creature.name} has no weapon {names[0]!r} (has: {known})")
-        if action.weapon_kind is not None and weapon.kind is not action.weapon_kind:
-            raise IllegalActionError(
-                f"{action.name} needs a {action.weapon_kind} weapon; {weapon.name} is {weapon.kind}"
-            )
-        return weapon
-
-    def _grant_fits(self, i: int, action: ActionDef, other: int) -> bool:
-        return _grant_fits(action, self.creatures[i], self.creatures[other])
+        return self.module.plan(self, command)
 
     def _plan_roll(self, command: RollDice | RollTotal) -> _RollPlan:
         self._not_over()
         if not self.pending:
             raise IllegalActionError("no roll is pending")
         expr, text = self._pending_pool(self.pending[-1])
+        if _CHECKED.get(id(expr)) is not expr:
+            try:
+                check_limits(expr)  # a pool past the dice limits is refused before any change
+            except DiceLimitError as exc:
+                raise IllegalActionError(f"{text} cannot be rolled: {exc}") from None
+            if len(_CHECKED) >= _CHECKED_KEPT:
+                _CHECKED.clear()
+            _CHECKED[id(expr)] = expr  # the entry holds it: its id is not reused meanwhile
         if isinstance(command, RollTotal):
             dist = distribution(expr)
             if dist.pmf_exact().get(command.total, 0) == 0:
@@ -803,14 +649,13 @@ class Encounter:
 
     def _plan_pass(self, command: Pass) -> _PassPlan:
         self._not_over()
-        i = self._standing(command.actor)
+        i = self.standing(command.actor)
         if not self.pending:
             raise IllegalActionError("no roll is pending, so there is nothing to pass on")
         top = self.pending[-1]
         # A module's stage may ask the roller itself to react (the defender of R45 chooses a
         # defence or declines): then it may pass like anyone else in the window.
-        asked = self.module is not None and i in self.module.reactors(self, top)
-        if top.roller == i and not asked:
+        if top.roller == i and i not in self.module.reactors(self, top):
             raise IllegalActionError(f"{self.creatures[i].name}'s own roll is pending: roll it")
         if top.kind is RollKind.INITIATIVE:
             raise IllegalActionError("initiative is being rolled; there is nothing to pass on")
@@ -820,11 +665,11 @@ class Encounter:
 
     def _plan_call(self, command: CallRoll) -> _CallPlan:
         self._not_over()
-        i = self._standing(command.target)
+        i = self.standing(command.target)
         if self.pending and self.pending[-1].kind is RollKind.INITIATIVE:
             raise IllegalActionError("initiative is being rolled")
         creature = self.creatures[i]
-        aspect = _find_aspect(creature, command.aspect)
+        aspect = find_aspect(creature, command.aspect)
         if aspect is None:
             raise InvalidActionError(
                 f"{creature.name} has no Aspect {command.aspect!r} (has: {', '.join(creature.aspects)})"
@@ -833,42 +678,13 @@ class Encounter:
 
     # -- internals: resolution ------------------------------------------------------------------
 
-    def _action_expr(self, i: int, action: ActionDef, weapon: Weapon | None, net_adv: int) -> Expr:
-        return self._action_pool(i, action, weapon, net_adv)[0]
-
-    def _action_pool(
-        self, i: int, action: ActionDef, weapon: Weapon | None, net_adv: int
-    ) -> tuple[Expr, str]:
-        """The expression an action rolls now and its text, built once per pool size."""
-        d4 = self.economy.pool(self.creatures[i], self.resources[i], action, net_adv)
-        exprs = self._tables.exprs
-        key = (id(action), id(weapon), d4)
-        known = exprs.get(key)
-        if known is None or known[0] is not action or known[1] is not weapon:
-            terms = [Term(1, Dice(d4, 4))]
-            if weapon is not None:
-                terms.extend(weapon.dice.terms)
-            if action.extra is not None:
-                terms.extend(action.extra.terms)
-            expr = Expr(tuple(terms))
-            known = exprs[key] = (action, weapon, expr, str(expr))
-        return known[2], known[3]
-
     def _pending_expr(self, p: PendingRoll) -> Expr:
-        if p.kind is RollKind.ACTION:
-            assert p.action is not None
-            return self._action_expr(p.roller, p.action, p.weapon, p.net_advantage)
         return self._pending_pool(p)[0]
 
     def _pending_pool(self, p: PendingRoll) -> tuple[Expr, str]:
         """The expression ``p`` rolls now, and its text for the outcome."""
-        if p.kind is RollKind.ACTION:
-            assert p.action is not None
-            return self._action_pool(p.roller, p.action, p.weapon, p.net_advantage)
-        if p.kind is RollKind.STAGE:
-            assert self.module is not None
-            expr = self.module.expression(self, p)
-            return expr, str(expr)
+        if p.kind is RollKind.ACTION or p.kind is RollKind.STAGE:
+            return self.module.expression(self, p)
         creature = self.creatures[p.roller]
         assert p.aspect is not None
         value = creature.aspects[p.aspect]
@@ -881,50 +697,53 @@ class Encounter:
         expr = Expr((Term(1, Dice(d4, 4)),))
         return expr, str(expr)
 
-    def _window_order(self, top: PendingRoll) -> Iterator[int]:
+    def window_order(self, top: PendingRoll) -> Iterator[int]:
         """Creatures that may react to ``top``, in turn order starting after the roller."""
-        for i in self._windows[top.roller]:
+        for i in self.windows[top.roller]:
             if not self.down[i]:
                 yield i
 
-    def _set_order(self, order: list[int]) -> None:
-        """Fix the turn order (R30) and, from it, each roller's reaction window order."""
+    def set_order(self, order: list[int]) -> None:
+        """Fix the turn order (R30, R48) and, from it, each roller's reaction window order."""
         self.order = order
-        windows: list[tuple[int, ...]] = [()] * len(order)
+        windows: list[tuple[int, ...]] = [()] * len(self.creatures)
         for pos, roller in enumerate(order):
             windows[roller] = (*order[pos + 1 :], *order[:pos])
-        self._windows = tuple(windows)
+        self.windows = tuple(windows)
 
-    def _has_reaction(self, i: int, top: PendingRoll) -> bool:
-        """Whether :meth:`_candidates` offers ``i`` any reaction to ``top``, without building
-        the commands (asked of every creature in the window before every decision)."""
-        creature, resources, down = self.creatures[i], self.resources[i], self.down
-        load = self._load(i)
-        for choices in self._tables.reactions[i][top.roller]:
-            if load is not None and load > choices.ceiling:  # R11, as the economy's ceiling
-                continue
-            if choices.plain is None and all(down[j] for j, _ in choices.targets):
-                continue  # nobody left to aim it at
-            if load is not None or self.economy.allows(
-                creature, resources, choices.action, on_turn=False
-            ):
-                return True
-        return False
+    def enlist(self, creature: CreatureDef) -> int:
+        """R48: ``creature`` (with an id of its own) joins the encounter, in no turn order yet;
+        its Load or points start as at the start of an encounter."""
+        self._redefine((*self.creatures, creature))
+        i = len(self.creatures) - 1
+        self._by_id[creature.id] = i
+        self.health.append(creature.health)
+        self.down.append(creature.health <= 0)
+        self.resources.append(self.economy.initial(creature))
+        self.boons.append(())
+        self.conditions.append(())
+        self.gone.append(False)
+        self.initiative.append(None)
+        self.set_order(self.order)
+        return i
 
-    def _load(self, i: int) -> int | None:
-        """``i``'s Action Load when the economy's gate is a Load ceiling (the Action Load
-        economy: see :attr:`_Tables.by_load`), else None (ask the economy)."""
-        if self._tables.by_load:
-            state = self.resources[i]
-            assert isinstance(state, LoadState)
-            return state.load
-        return None
+    def replace_creature(self, i: int, creature: CreatureDef) -> None:
+        """R48: the GM changed a stat that lives in ``i``'s stat block (Exhaustion, Buffer)."""
+        creatures = list(self.creatures)
+        creatures[i] = creature
+        self._redefine(tuple(creatures))
+
+    def _redefine(self, creatures: tuple[CreatureDef, ...]) -> None:
+        self.definition = dataclasses.replace(self.definition, participants=creatures)
+        self.creatures = creatures
+        self._by_id = dict(self._by_id)  # a clone may share the old one
+        self.module = actions_for(self.definition)
 
     def _queue_initiative(self) -> None:
         aspect = self.definition.ruleset.initiative_aspect
         for i in reversed(range(len(self.creatures))):
             c = self.creatures[i]
-            name = _find_aspect(c, aspect) if aspect else None
+            name = find_aspect(c, aspect) if aspect else None
             if name is None:
                 raise InvalidActionError(f"initiative: {c.name} has no Aspect {aspect!r}")
             self.pending.append(PendingRoll(RollKind.INITIATIVE, i, aspect=name))
@@ -939,20 +758,20 @@ class Encounter:
             total = self.initiative[i]
             assert total is not None
             is_npc = 1 if c.side is Side.NPC else 0
-            name = _find_aspect(c, aspect) if aspect else None
+            name = find_aspect(c, aspect) if aspect else None
             score = c.aspects.get(name, 0) if (is_npc and name) else 0
             return (-total, is_npc, -score, i)
 
-        self._set_order(sorted(range(len(self.creatures)), key=key))
+        self.set_order(sorted(range(len(self.creatures)), key=key))
         self._start_round()
 
     def _start_round(self) -> None:
         self.round += 1
         self.turn_pos = 0
         self.economy.on_round_start(self.creatures, self.resources)
-        self._start_turn_at_or_after(0)
+        self.start_turn_at_or_after(0)
 
-    def _start_turn_at_or_after(self, pos: int) -> None:
+    def start_turn_at_or_after(self, pos: int) -> None:
         n = len(self.order)
         while pos < n and self.down[self.order[pos]]:
             pos += 1
@@ -963,9 +782,9 @@ class Encounter:
         self.economy.on_turn_start(self.creatures, self.resources, self.order[pos])
 
     def _advance_turn(self) -> None:
-        self._start_turn_at_or_after(self.turn_pos + 1)
+        self.start_turn_at_or_after(self.turn_pos + 1)
 
-    def _check_end(self) -> None:
+    def check_end(self) -> None:
         standing = {c.side for c, d in zip(self.creatures, self.down, strict=True) if not d}
         if len(standing) <= 1:
             self.over = True
@@ -987,19 +806,12 @@ class Encounter:
         expr = plan.text
         if p.kind is RollKind.INITIATIVE:
             self.initiative[p.roller] = total
+            if p.context.get("join"):
+                gm.join_by_initiative(self, p.roller)  # R48: a reinforcement takes its place
+                return Outcome(roller.id, p.kind, expr, faces, total, note="joins")
             if not self.pending:
                 self._finish_initiative()
             return Outcome(roller.id, p.kind, expr, faces, total)
-        if p.kind is RollKind.STAGE:
-            assert self.module is not None
-            staged = self.module.resolve(self, p, plan.expr, faces, total)
-            if staged.downed:
-                self._check_end()
-                if not self.over:
-                    self._after_downing()
-            elif not self.pending:
-                self._end_downed_turn()
-            return staged
         if p.kind is RollKind.GM_CALL:
             success = None if p.dc is None else total >= p.dc
             if not self.pending:
@@ -1007,47 +819,16 @@ class Encounter:
             return Outcome(
                 roller.id, p.kind, expr, faces, total, action=p.aspect, dc=p.dc, success=success
             )
-        action = p.action
-        assert action is not None
-        damage: int | None = None
-        success = None
-        downed = False
-        target_id = None
-        if action.kind is ActionKind.ATTACK:
-            assert p.target is not None
-            target = self.creatures[p.target]
-            target_id = target.id
-            damage = max(0, total - target.evasion)  # R16
-            self.health[p.target] = max(0, self.health[p.target] - damage)
-            if self.health[p.target] == 0 and not self.down[p.target]:
-                self.down[p.target] = True  # R16: a creature at 0 Health is down
-                downed = True
-        else:
-            assert p.dc is not None
-            success = total >= p.dc  # R16: meets or beats the DC
-        self.economy.pay(roller, self.resources[p.roller], action, on_turn=p.on_turn)  # step 6
-        outcome = Outcome(
-            roller.id,
-            p.kind,
-            expr,
-            faces,
-            total,
-            action.name,
-            target_id,
-            damage,
-            p.dc,
-            success,
-            downed,
-        )
-        if downed:
-            self._check_end()
+        outcome = self.module.resolve(self, p, plan.expr, expr, faces, total)
+        if outcome.downed:
+            self.check_end()
             if not self.over:
-                self._after_downing()
+                self.after_downing()
         elif not self.pending:
             self._end_downed_turn()
         return outcome
 
-    def _after_downing(self) -> None:
+    def after_downing(self) -> None:
         # Pending rolls of creatures that went down are dropped; a downed turn owner's turn ends.
         self.pending = [p for p in self.pending if not self.down[p.roller]]
         if not self.pending:
@@ -1061,221 +842,12 @@ class Encounter:
             self._advance_turn()
 
 
-# -- what a definition decides once: shared by its encounters and their clones ----------------------
-
-
-def _grant_fits(action: ActionDef, creature: CreatureDef, other: CreatureDef) -> bool:
-    """Whether ``action``'s grant may go from ``creature`` to ``other`` (an ally or an enemy)."""
-    grant = action.grant
-    if grant is None:
-        return False
-    same = creature.side is other.side
-    return same if grant.to == "ally" else not same
-
-
-@dataclass(frozen=True, slots=True)
-class _Choices:
-    """Every command one action could ever give one creature, in the order
-    :meth:`Encounter.generate_legal` offers them: ``targets`` pairs each creature it may be
-    aimed at (by side and grant, before anyone is down) with one command per fitting weapon;
-    ``plain`` is the command without a target (a check with a DC, an effect without a grant, a
-    team action), if the action has one. The gate and who is down are checked when asked; a
-    team action's fit to the pending roll is settled by :attr:`_Tables.reactions`."""
-
-    action: ActionDef
-    targets: tuple[tuple[int, tuple[Act, ...]], ...]
-    plain: Act | None
-    #: the highest Load at which the action's gate is open (Action Load economy), else 0
-    ceiling: int
-
-    @classmethod
-    def of(
-        cls, creatures: tuple[CreatureDef, ...], i: int, action: ActionDef, economy: EconomyRules
-    ) -> _Choices:
-        creature, kind = creatures[i], action.kind
-        plain = None
-        if (
-            kind is ActionKind.TEAM
-            or (kind is ActionKind.CHECK and action.dc is not None)
-            or (kind is ActionKind.EFFECT and action.grant is None)
-        ):
-            plain = Act(creature.id, action.name)
-        targets: list[tuple[int, tuple[Act, ...]]] = []
-        if kind is not ActionKind.TEAM and kind is not ActionKind.CHECK:
-            weapons: list[tuple[str, ...]] = [()]
-            if action.uses_weapon:
-                weapons = [
-                    (w.name,)
-                    for w in creature.weapons
-                    if action.weapon_kind is None or w.kind is action.weapon_kind
-                ]
-            for j, other in enumerate(creatures):
-                if j == i:
-                    continue
-                if kind is ActionKind.ATTACK and other.side is creature.side:
-                    continue
-                if kind is ActionKind.EFFECT and not _grant_fits(action, creature, other):
-                    continue
-                commands = tuple(Act(creature.id, action.name, (other.id,), w) for w in weapons)
-                if commands:
-                    targets.append((j, commands))
-        ceiling = economy.ceiling(creature, action) if isinstance(economy, ActionLoadEconomy) else 0
-        return cls(action, tuple(targets), plain, ceiling)
-
-
-class _Tables:
-    """What an (immutable) encounter definition decides once and for all: each creature's
-    actions by when they may be taken, with their :class:`_Choices`, and the dice expressions of
-    the pools rolled so far. Shared by every encounter of the definition and by their clones."""
-
-    __slots__ = (
-        "actions",
-        "acts",
-        "by_load",
-        "definition",
-        "end_turns",
-        "exprs",
-        "own_turn",
-        "passes",
-        "reactions",
-    )
-
-    def __init__(self, definition: EncounterDef) -> None:
-        creatures = definition.participants
-        self.definition = definition
-        economy = economy_for(definition.ruleset)
-        #: the gate is a ceiling on one number, the creature's Load (the Action Load economy):
-        #: the engine's hot loops compare it with :attr:`_Choices.ceiling` instead of asking
-        self.by_load = isinstance(economy, ActionLoadEconomy)
-        #: per creature: its actions by name (the first of a name, as ``CreatureDef.action``)
-        self.actions = tuple(
-            {name: c.action(name) for name in dict.fromkeys(a.name for a in c.actions)}
-            for c in creatures
-        )
-        #: per creature: its commands to pass on a pending roll and to end its turn
-        self.passes = tuple(Pass(c.id) for c in creatures)
-        self.end_turns = tuple(EndTurn(c.id) for c in creatures)
-        #: per creature: its actions that are not team actions (taken on its own turn)
-        self.own_turn = tuple(
-            tuple(
-                _Choices.of(creatures, i, a, economy)
-                for a in c.actions
-                if a.kind is not ActionKind.TEAM
-            )
-            for i, c in enumerate(creatures)
-        )
-        #: per creature, per roller: its reactions that may be taken on that roller's pending
-        #: roll (a team action only if its grant fits the roller: help an ally, hinder a foe)
-        self.reactions = tuple(
-            tuple(
-                tuple(
-                    _Choices.of(creatures, i, a, economy)
-                    for a in c.actions
-                    if a.reaction and (a.kind is not ActionKind.TEAM or _grant_fits(a, c, roller))
-                )
-                for roller in creatures
-            )
-            for i, c in enumerate(creatures)
-        )
-        #: (id(action), id(weapon), d4) → (action, weapon, expression, its text); the entry
-        #: holds the action and the weapon, so their ids cannot be reused while it exists
-        self.exprs: dict[tuple[int, int, int], tuple[ActionDef, Weapon | None, Expr, str]] = {}
-        #: id(command) → (command, actor, action, target, weapon, DC): Action Load commands that
-        #: passed every check that depends only on this definition (the commands offered by
-        #: :attr:`own_turn` and :attr:`reactions` are the same objects every time)
-        self.acts: dict[int, tuple[Act, int, ActionDef, int | None, Weapon | None, int | None]] = {}
-
-    def remember_act(self, plan: _ActPlan) -> None:
-        """Keep what ``plan``'s command resolved to that depends only on the definition."""
-        if len(self.acts) >= _ACTS_KEPT:
-            self.acts.clear()
-        self.acts[id(plan.command)] = (
-            plan.command,
-            plan.actor,
-            plan.action,
-            plan.target,
-            plan.weapon,
-            plan.dc,
-        )
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Tables:
-        # Derived from an immutable definition and holding only values: a deep copy of an
-        # encounter shares them (its own copy of the definition has equal tables).
-        return self
-
-
-_TABLES: dict[int, _Tables] = {}
-_ACTS_KEPT: Final = 4096
-_TABLES_KEPT: Final = 32
-
-
-def _tables(definition: EncounterDef) -> _Tables:
-    """The tables of ``definition``, built on its first encounter (simulations begin thousands
-    of encounters of one definition); the last few definitions' tables are kept."""
-    tables = _TABLES.get(id(definition))
-    if tables is None or tables.definition is not definition:
-        tables = _Tables(definition)
-        if len(_TABLES) >= _TABLES_KEPT:
-            del _TABLES[next(iter(_TABLES))]
-        _TABLES[id(definition)] = tables
-    return tables
-
-
 # -- plans: validated commands, ready to execute without failing ------------------------------------
 
 
 class _Plan:
-    def execute(self, enc: Encounter) -> Outcome | None:
+    def execute(self, enc: Any) -> Outcome | None:
         raise NotImplementedError
-
-
-@dataclass(slots=True)
-class _ActPlan(_Plan):
-    command: Act
-    actor: int
-    action: ActionDef
-    target: int | None
-    weapon: Weapon | None
-    dc: int | None
-    on_turn: bool
-
-    def execute(self, enc: Encounter) -> Outcome | None:
-        i, action = self.actor, self.action
-        creature = enc.creatures[i]
-        if action.kind is ActionKind.TEAM:
-            top = enc.pending[-1]
-            assert action.grant is not None
-            from caltrop.core.pool import Advantage
-
-            top.advantages.append(Advantage(action.grant.kind, action.source_key))
-            top.helpers.append((i, action.name))
-            enc.economy.pay(creature, enc.resources[i], action, on_turn=False)
-            return None
-        if action.kind is ActionKind.EFFECT:
-            if action.grant is not None and self.target is not None:
-                from caltrop.core.pool import Advantage
-
-                enc.boons[self.target] = (
-                    *enc.boons[self.target],
-                    Advantage(action.grant.kind, action.source_key),
-                )
-            enc.economy.pay(creature, enc.resources[i], action, on_turn=self.on_turn)
-            return None
-        advantages = list(self.command.advantages) + list(enc.boons[i])
-        enc.boons[i] = ()
-        enc.pending.append(
-            PendingRoll(
-                RollKind.ACTION,
-                i,
-                action,
-                self.target,
-                self.weapon,
-                self.dc,
-                advantages=advantages,
-                on_turn=self.on_turn,
-            )
-        )
-        return None
 
 
 @dataclass(slots=True)
@@ -1334,15 +906,6 @@ class _CallPlan(_Plan):
 
 
 @dataclass(slots=True)
-class _FactPlan(_Plan):
-    fact: SetFact
-
-    def execute(self, enc: Encounter) -> Outcome | None:
-        apply_fact(enc, self.fact)
-        return None
-
-
-@dataclass(slots=True)
 class _EndEncounterPlan(_Plan):
     def execute(self, enc: Encounter) -> Outcome | None:
         enc.over = True
@@ -1351,7 +914,7 @@ class _EndEncounterPlan(_Plan):
         return None
 
 
-def _find_aspect(creature: CreatureDef, name: str | None) -> str | None:
+def find_aspect(creature: CreatureDef, name: str | None) -> str | None:
     if name is None:
         return None
     if name in creature.aspects:
@@ -1361,26 +924,6 @@ def _find_aspect(creature: CreatureDef, name: str | None) -> str | None:
         if aspect.casefold() == folded:
             return aspect
     return None
-
-
-def _outcome_json(o: Outcome) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "roller": o.roller,
-        "expression": o.expression,
-        "faces": list(o.faces),
-        "total": o.total,
-    }
-    if o.damage is not None:
-        out["damage"] = o.damage
-    if o.target is not None:
-        out["target"] = o.target
-    if o.success is not None:
-        out["success"] = o.success
-    if o.downed:
-        out["downed"] = True
-    if o.note:
-        out["note"] = o.note
-    return out
 
 
 def _frozen(value: Any) -> Any:

@@ -14,6 +14,14 @@ Two kinds of key, one notation (``--variant`` and ``--param`` share it):
 Values are converted to the type of the value they replace (integers, booleans, enum options,
 dice expressions). Several overrides make one variant: ``load_reset=round,revision=legacy``.
 Definitions are frozen; applying an override builds a new one with :func:`dataclasses.replace`.
+
+An override must change something that exists (issue 10): a name the creature does not have
+(``goblin.aspects.Nope=3``, or ``goblin.aspects.finesse=9`` for its ``Finesse``) is refused with
+the names it does have, never added as a new key the rules never read. The one exception is a
+stat of the Action Point stat block (``stats.stamina``), which every creature has by default.
+Integers are ASCII digits within ±:data:`MAX_VALUE`; a sweep's range is counted before it is
+built (``1..1000000000`` is refused at once, not after a MemoryError); and the definition an
+override makes is checked as content (:func:`caltrop.content.encounter_from_dict`).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from typing import Any
 from caltrop.core.model import CreatureDef, EncounterDef, Ruleset
 from caltrop.dice.ast import Expr
 from caltrop.dice.parse import parse
+from caltrop.economy.action_points import STAT_DEFAULTS
 from caltrop.errors import CaltropError
 
 
@@ -66,12 +75,18 @@ _KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.'-]*$")
 
 def parse_override(text: str) -> Override:
     """``"goblin.aspects.Finesse=6"`` → ``Override(("goblin", "aspects", "Finesse"), "6")``."""
+    if len(text) > MAX_TEXT:
+        raise OverrideError(f"{_short(text)!r}: at most {MAX_TEXT:,} characters")
     key, sep, value = text.partition("=")
     key, value = key.strip(), value.strip()
     if not sep or not key or not value:
-        raise OverrideError(f"{text!r}: write KEY=VALUE (load_reset=round, goblin.health=12)")
+        raise OverrideError(
+            f"{_short(text, 80)!r}: write KEY=VALUE (load_reset=round, goblin.health=12)"
+        )
+    if not value.isprintable():
+        raise OverrideError(f"{_short(text, 80)!r}: a value is printable text")
     if not _KEY.match(key) or ".." in key or key.endswith("."):
-        raise OverrideError(f"{text!r}: {key!r} is not a field path")
+        raise OverrideError(f"{_short(text, 80)!r}: {_short(key, 60)!r} is not a field path")
     return Override(tuple(key.split(".")), value)
 
 
@@ -85,30 +100,62 @@ def parse_variant(text: str) -> Variant:
     head, colon, rest = text.partition(":")
     if colon and "=" not in head:
         name, text = head.strip(), rest.strip()
+        if not name.isprintable() or len(name) > 80:
+            raise OverrideError(f"{_short(name, 80)!r}: a variant's name is printable text")
     if text in ("", "baseline"):
         return Variant(name or "baseline")
     return Variant(name, tuple(parse_override(part) for part in text.split(",") if part.strip()))
 
 
-_RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?$")
+#: The largest integer an override sets (and a sweep's range reaches), either sign.
+MAX_VALUE = 1_000_000
+#: The most values a sweep steps through.
+MAX_SWEEP_VALUES = 1000
+#: The longest list of values or variant text taken at all.
+MAX_TEXT = 10_000
+
+_INT = re.compile(r"-?[0-9]+")
+_RANGE = re.compile(r"^(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?$")
+
+
+def _integer(text: str, what: str) -> int:
+    """``text`` as an integer within ±MAX_VALUE: ASCII digits only (``int()`` also reads ``٣``,
+    ``1_000`` and 5,000-digit numbers it then refuses to print)."""
+    if not _INT.fullmatch(text):
+        raise OverrideError(f"{_short(what, 80)}: expected a whole number")
+    if len(text.lstrip("-")) > len(str(MAX_VALUE)) or abs(int(text)) > MAX_VALUE:
+        raise OverrideError(f"{_short(what, 80)}: {_short(text)} is past ±{MAX_VALUE:,}")
+    return int(text)
+
+
+def _short(text: str, keep: int = 20) -> str:
+    """``text`` cut to about ``keep`` characters for an error message, saying how long it was."""
+    return text if len(text) <= keep else f"{text[: keep - 3]}… ({len(text):,} characters)"
 
 
 def parse_values(text: str) -> list[str]:
-    """The values of a sweep: ``2..8`` (inclusive), ``2..8..2`` (a step), or ``turn,round``."""
+    """The values of a sweep: ``2..8`` (inclusive), ``2..8..2`` (a step), or ``turn,round``;
+    at most MAX_SWEEP_VALUES of them, counted before any is made."""
     text = text.strip()
+    if len(text) > MAX_TEXT:
+        raise OverrideError(f"{_short(text)!r}: at most {MAX_TEXT:,} characters of values")
     m = _RANGE.match(text)
     if m:
-        a, b = int(m.group(1)), int(m.group(2))
-        step = int(m.group(3)) if m.group(3) else (1 if b >= a else -1)
+        a, b = _integer(m.group(1), text), _integer(m.group(2), text)
+        step = _integer(m.group(3), text) if m.group(3) else (1 if b >= a else -1)
         if step == 0 or (b - a) * step < 0:
             raise OverrideError(f"{text!r}: the step {step} never reaches {b} from {a}")
-        values = [str(v) for v in range(a, b + (1 if step > 0 else -1), step)]
-        if len(values) > 1000:
-            raise OverrideError(f"{text!r}: {len(values)} values; a sweep takes at most 1000")
-        return values
+        count = (b - a) // step + 1
+        if count > MAX_SWEEP_VALUES:
+            raise OverrideError(
+                f"{text!r}: {count:,} values; a sweep takes at most {MAX_SWEEP_VALUES:,}"
+            )
+        return [str(v) for v in range(a, b + (1 if step > 0 else -1), step)]
     values = [v.strip() for v in text.split(",") if v.strip()]
     if not values:
-        raise OverrideError(f"{text!r}: no values (write 2..8 or 2,4,6)")
+        raise OverrideError(f"{_short(text, 80)!r}: no values (write 2..8 or 2,4,6)")
+    if len(values) > MAX_SWEEP_VALUES:
+        raise OverrideError(f"{len(values):,} values; a sweep takes at most {MAX_SWEEP_VALUES:,}")
     return values
 
 
@@ -123,21 +170,35 @@ def parse_sweep(text: str) -> tuple[tuple[str, ...], list[str]]:
 
 
 def apply_overrides(definition: EncounterDef, overrides: Sequence[Override]) -> EncounterDef:
-    """A new definition with every override applied in order."""
+    """A new definition with every override applied in order, checked as content would be."""
     for override in overrides:
         definition = _apply_one(definition, override)
+    if overrides:
+        _check_as_content(definition, overrides)
     return definition
+
+
+def _check_as_content(definition: EncounterDef, overrides: Sequence[Override]) -> None:
+    """Refuse a definition no content file could declare (the content layer's own checks)."""
+    from caltrop.content import encounter_from_dict, encounter_to_dict
+
+    try:
+        encounter_from_dict(encounter_to_dict(definition))
+    except CaltropError as exc:
+        shown = ",".join(map(str, overrides))
+        raise OverrideError(f"{_short(shown)}: {exc}") from None
 
 
 def _apply_one(definition: EncounterDef, override: Override) -> EncounterDef:
     path = override.path[1:] if override.path[0] == "ruleset" else override.path
+    text = _short(str(override), 80)  # how error messages name it
     if len(path) == 1:
-        ruleset = _set(definition.ruleset, path, override.value, str(override))
+        ruleset = _set(definition.ruleset, path, override.value, text)
         assert isinstance(ruleset, Ruleset)
         return dataclasses.replace(definition, ruleset=ruleset)
     chosen = select_creatures(definition, path[0])
     participants = tuple(
-        _set_creature(c, path[1:], override.value, str(override)) if c.id in chosen else c
+        _set_creature(c, path[1:], override.value, text) if c.id in chosen else c
         for c in definition.participants
     )
     return dataclasses.replace(definition, participants=participants)
@@ -164,7 +225,7 @@ def select_creatures(definition: EncounterDef, key: str) -> list[str]:
 
 
 def _set_creature(creature: CreatureDef, path: tuple[str, ...], value: str, text: str) -> Any:
-    updated = _set(creature, path, value, text)
+    updated = _set(creature, path, value, text, where=creature.id)
     assert isinstance(updated, CreatureDef)
     if path == ("health",) and creature.max_health == creature.health:
         # a fresh stat block: its maximum follows its starting Health
@@ -172,7 +233,11 @@ def _set_creature(creature: CreatureDef, path: tuple[str, ...], value: str, text
     return updated
 
 
-def _set(obj: Any, path: tuple[str, ...], value: str, text: str) -> Any:
+#: Keys a creature's dict field may gain from an override: those with a default it already has.
+_DEFAULTED_KEYS: dict[str, dict[str, int]] = {"stats": STAT_DEFAULTS}
+
+
+def _set(obj: Any, path: tuple[str, ...], value: str, text: str, where: str = "") -> Any:
     head, rest = path[0], path[1:]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         names = [f.name for f in dataclasses.fields(obj)]
@@ -181,18 +246,20 @@ def _set(obj: Any, path: tuple[str, ...], value: str, text: str) -> Any:
                 f"{text}: {type(obj).__name__} has no field {head!r} (fields: {', '.join(names)})"
             )
         current = getattr(obj, head)
-        new = _set(current, rest, value, text) if rest else _convert(current, value, text)
+        inner = f"{where}.{head}" if where else head
+        new = _set(current, rest, value, text, inner) if rest else _convert(current, value, text)
         return dataclasses.replace(obj, **{head: new})
     if isinstance(obj, dict):
+        field = where.rpartition(".")[2]
+        defaults = _DEFAULTED_KEYS.get(field, {})
+        if head not in obj and head not in defaults:
+            raise OverrideError(f"{text}: {_no_such_key(obj, head, where, defaults)}")
         if not rest:
-            current = obj.get(head)
-            if current is None:
-                # a new key (a new Aspect or stat): integers are the only values they hold
-                current = 0
+            current = obj[head] if head in obj else defaults[head]
             return {**obj, head: _convert(current, value, text)}
         if head not in obj:
-            raise OverrideError(f"{text}: no key {head!r} (keys: {', '.join(map(str, obj))})")
-        return {**obj, head: _set(obj[head], rest, value, text)}
+            raise OverrideError(f"{text}: cannot step into {head!r} of {where or 'this'}")
+        return {**obj, head: _set(obj[head], rest, value, text, f"{where}.{head}")}
     if isinstance(obj, tuple) and obj and all(hasattr(item, "name") for item in obj):
         names = [item.name for item in obj]
         if head not in names:
@@ -201,6 +268,17 @@ def _set(obj: Any, path: tuple[str, ...], value: str, text: str) -> Any:
             raise OverrideError(f"{text}: name a field of {head!r} (e.g. {head}.cost)")
         return tuple(_set(item, rest, value, text) if item.name == head else item for item in obj)
     raise OverrideError(f"{text}: cannot step into {head!r} of a {type(obj).__name__}")
+
+
+def _no_such_key(obj: dict[str, Any], head: str, where: str, defaults: dict[str, int]) -> str:
+    """``goblin-1 has no Aspect 'finesse' (did you mean 'Finesse'? it has: Finesse, Might)``."""
+    owner, _, field = where.rpartition(".")
+    label = {"aspects": "Aspect", "stats": "stat"}.get(field, "key")
+    names = [str(k) for k in obj] + [k for k in defaults if k not in obj]
+    near = [n for n in names if n.lower() == head.lower()]
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    has = f"it has: {', '.join(names)}" if names else "it has none"
+    return f"{owner or where or 'this'} has no {label} {head!r} ({hint}{has})"
 
 
 def _convert(current: Any, value: str, text: str) -> Any:
@@ -219,19 +297,15 @@ def _convert(current: Any, value: str, text: str) -> Any:
                 return False
             raise OverrideError(f"{text}: expected true or false")
         if isinstance(current, int):
-            try:
-                return int(value)
-            except ValueError:
-                raise OverrideError(f"{text}: expected a whole number") from None
+            return _integer(value, text)
         if isinstance(current, Expr):
             return parse(value)
         if current is None:
             if value.lower() in ("none", "null"):
                 return None
-            try:
-                return int(value)
-            except ValueError:
-                return value
+            if _INT.fullmatch(value):
+                return _integer(value, text)
+            return value
         if isinstance(current, str):
             return value
     except OverrideError:

@@ -81,8 +81,8 @@ from caltrop.dice.defence import defence_total
 from caltrop.dice.distribution import dice, distribution
 from caltrop.economy.action_points import PointsState, points, stat
 from caltrop.economy.base import Resources
+from caltrop.economy.points_actions import ADJACENT, UNARMED, PointsRules, melee_parts
 from caltrop.encounter import Encounter
-from caltrop.encounter.points import ADJACENT, UNARMED, PointsRules, melee_parts
 from caltrop.sim.knobs import PointsKnobs, TacticsHost
 
 Pmf = npt.NDArray[np.float64]

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from caltrop.core.commands import Act, EndTurn, RollDice
-from caltrop.core.model import ActionDef, ActionKind, EncounterDef, Side
+from caltrop.core.model import ActionDef, ActionKind, Economy, EncounterDef, Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
 from caltrop.errors import CaltropError
 from caltrop.sim.overrides import Variant
@@ -163,7 +163,7 @@ def play_recorded(
     by_id = {c.id: j for j, c in enumerate(creatures)}
     policy_of = {c.id: policies[c.side.value] for c in creatures}
     actions = _actions_by_name(definition)
-    points = encounter.module is not None
+    points = encounter.definition.ruleset.economy is Economy.ACTION_POINTS
     cost, dealt = [0] * k, [0] * k
     reactions, helps, hinders = [0] * k, [0] * k, [0] * k
     steps = 0

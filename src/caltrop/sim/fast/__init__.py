@@ -57,7 +57,6 @@ from caltrop.sim.fast.compile import (
 )
 from caltrop.sim.fast.points import CompiledPoints, compile_points, replay_points, trace_points
 from caltrop.sim.fast.reference import (
-    DEFAULT_MAX_ROUNDS,
     FastTacticPolicy,
     ReferenceResult,
     Replay,
@@ -66,7 +65,8 @@ from caltrop.sim.fast.reference import (
     play_reference_batch,
     replay_fast_dice,
 )
-from caltrop.sim.fast.simulate import FastResult, TraceResult, TraceRow, simulate, trace
+from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS, FastResult
+from caltrop.sim.fast.simulate import TraceResult, TraceRow, simulate, trace
 
 __all__ = [
     "DEFAULT_MAX_ROUNDS",

@@ -35,8 +35,8 @@ import numpy as np
 from caltrop.core.model import EncounterDef
 from caltrop.sim.fast.compile import CompiledEncounter, FastPathError, compile_encounter
 from caltrop.sim.fast.points.compile import CompiledPoints, compile_points, is_points
-from caltrop.sim.fast.reference import DEFAULT_MAX_ROUNDS
-from caltrop.sim.fast.simulate import FastResult, simulate
+from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS, FastResult
+from caltrop.sim.fast.simulate import simulate
 from caltrop.sim.overrides import Variant
 from caltrop.sim.runner import (
     DRAW,

@@ -31,9 +31,9 @@ from caltrop.sim.fast.compile import (
     hinder_actions,
     with_options,
 )
+from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS
 
 #: Rounds after which an encounter is stopped undecided (a draw), in both paths.
-DEFAULT_MAX_ROUNDS = 100
 
 
 def expr_max(expr: Expr) -> int:

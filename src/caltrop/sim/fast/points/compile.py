@@ -24,6 +24,7 @@ from caltrop.core.model import (
     CreatureDef,
     Economy,
     EncounterDef,
+    Halving,
     Initiative,
     Side,
     Weapon,
@@ -31,8 +32,8 @@ from caltrop.core.model import (
 )
 from caltrop.dice.ast import Const, Dice, Expr
 from caltrop.economy.action_points import stat
-from caltrop.encounter.points import UNARMED, _melee_damage
-from caltrop.encounter.state import _find_aspect
+from caltrop.economy.points_actions import UNARMED, melee_damage
+from caltrop.encounter.state import find_aspect as _find_aspect
 from caltrop.sim.fast.compile import FastPathError
 
 I64 = npt.NDArray[np.int64]
@@ -61,8 +62,8 @@ STOP = 1.0
 ) = range(15)
 C_COLUMNS = 15
 # creature table columns (float)
-F_X, F_Y, F_SPEED, F_STOP = range(4)
-F_COLUMNS = 4
+F_X, F_Y, F_SPEED, F_STOP, F_SPACING = range(5)
+F_COLUMNS = 5
 # ranged weapon table columns
 W_AP, W_CLOSE, W_FAR, W_T0, W_T1, W_CONST = range(6)
 W_COLUMNS = 6
@@ -132,6 +133,11 @@ def compile_points(definition: EncounterDef) -> CompiledPoints:
         raise FastPathError(
             f"{definition.name}: not an Action Point encounter (economy: {ruleset.economy.value})"
         )
+    if ruleset.multi_weapon_halving is not Halving.TOGETHER:
+        raise FastPathError(
+            f"{definition.name}: the fast path halves several weapons' dice together (R38); "
+            f"multi_weapon_halving: {ruleset.multi_weapon_halving.value} plays on the engine"
+        )
     check = ruleset.initiative is Initiative.CHECK
     creatures: list[list[int]] = []
     places: list[list[float]] = []
@@ -157,7 +163,7 @@ def compile_points(definition: EncounterDef) -> CompiledPoints:
         row[C_MELEE_CONST] = constant
         if row[C_MELEE_T1] == row[C_MELEE_T0]:
             raise FastPathError(f"{creature.id}: a melee attack without dice (R38)")
-        melee_text.append(str(_melee_damage(creature, melee)))
+        melee_text.append(str(melee_damage(creature, melee)))
         row[C_R0] = len(ranged)
         closes: list[int] = []
         for w in _in_hand(creature, WeaponKind.RANGED):
@@ -189,6 +195,7 @@ def compile_points(definition: EncounterDef) -> CompiledPoints:
                 float(stat(creature, "y")),
                 float(stat(creature, "travel_speed")),
                 max(stop, STOP),
+                float(definition.ruleset.min_spacing),  # R34: a move ends this far from others
             ]
         )
 

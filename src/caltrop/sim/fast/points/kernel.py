@@ -1,7 +1,7 @@
 """The numba kernel of the Action Point fast path: ``attack-weakest`` (seed 004) on flat arrays.
 
 Nothing here is public: :func:`caltrop.sim.fast.points.simulate` is the typed entry point. The
-kernel plays the engine's rules (:mod:`caltrop.encounter.points`) in the engine's order, for the
+kernel plays the engine's rules (:mod:`caltrop.economy.points_actions`) in the engine's order, for the
 actions :func:`caltrop.sim.points_tactics.simple_points_command` takes:
 
 * initiative (R30): each participant's Speed check in participant order, then the order by total,
@@ -45,6 +45,7 @@ from caltrop.sim.fast.points.compile import (
     C_RESIST,
     C_RP,
     C_SIDE,
+    F_SPACING,
     F_SPEED,
     F_STOP,
     F_X,
@@ -331,7 +332,13 @@ def play_one(
                         ty = round2(y[c] + (y[near] - y[c]) * f2)
                         md = hypot(x[c] - tx, y[c] - ty)
                         steps = ceil_int(md / speed - 1e-9) if md > 0 else 0
-                        if 1 <= steps <= my_ap:
+                        crowded = False  # R34 min_spacing: not within it of another standing
+                        for j in range(n):
+                            if j != c and not down[j]:
+                                gap = hypot(x[j] - tx, y[j] - ty)
+                                if gap < pla[c, F_SPACING] - 1e-9:
+                                    crowded = True
+                        if 1 <= steps <= my_ap and not crowded:
                             ap[c] -= steps  # R35
                             spent[c] += steps
                             x[c] = x[c] + (tx - x[c])

@@ -20,12 +20,8 @@ from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
 from caltrop.errors import IllegalActionError
 from caltrop.sim.fast.points.compile import CompiledPoints, compile_points
 from caltrop.sim.fast.points.simulate import trace_points
-from caltrop.sim.fast.reference import (
-    DEFAULT_MAX_ROUNDS,
-    MAX_STEPS,
-    ReplayMismatchError,
-    _winner,
-)
+from caltrop.sim.fast.reference import MAX_STEPS, ReplayMismatchError, _winner
+from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS
 from caltrop.sim.points_tactics import AttackWeakestPointsPolicy
 from caltrop.sim.runner import _points
 

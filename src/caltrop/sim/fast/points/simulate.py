@@ -12,8 +12,14 @@ import numpy as np
 from caltrop.core.model import EncounterDef
 from caltrop.sim.fast.compile import FastPathError
 from caltrop.sim.fast.points.compile import CompiledPoints, compile_points
-from caltrop.sim.fast.reference import DEFAULT_MAX_ROUNDS
-from caltrop.sim.fast.simulate import _KERNEL_LOCK, CHUNK, FastResult, Outputs, _keys
+from caltrop.sim.fast.results import (
+    _KERNEL_LOCK,
+    CHUNK,
+    DEFAULT_MAX_ROUNDS,
+    FastResult,
+    Outputs,
+    _keys,
+)
 
 #: The stage names of a traced roll (the engine's ``PendingRoll.stage``; "initiative" is R30's
 #: Speed check).

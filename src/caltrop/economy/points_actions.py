@@ -1,4 +1,4 @@
-"""The actions of the Action Point module (seed 004), played by the one encounter engine.
+"""The actions of the Action Point module (seed 004), plugged into the one encounter engine.
 
 The engine hands this module the commands, roll stages and reaction windows of an encounter whose
 ruleset names ``economy: action_points``; turns, the log, replay, undo, clone, chance points and
@@ -37,10 +37,19 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from caltrop.core.commands import Act, Command, Pass
-from caltrop.core.model import ActionDef, ActionKind, CreatureDef, Side, Weapon, WeaponKind
+from caltrop.core.commands import COORDINATE_LIMIT, Act, Command, EndTurn, Pass, SetFact
+from caltrop.core.model import (
+    ActionDef,
+    ActionKind,
+    CreatureDef,
+    Halving,
+    OffTurn,
+    Side,
+    Weapon,
+    WeaponKind,
+)
 from caltrop.core.pool import Advantage, net_advantage
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Term
 from caltrop.economy.action_points import (
@@ -52,11 +61,10 @@ from caltrop.economy.action_points import (
     spend,
     stat,
 )
-from caltrop.encounter.pending import PendingRoll, RollKind
+from caltrop.economy.base import Table
+from caltrop.economy.outcome import Outcome
+from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.errors import IllegalActionError, InvalidActionError
-
-if TYPE_CHECKING:
-    from caltrop.encounter.state import Encounter, Outcome
 
 #: R34 option: "Adjacent" means within 1.5 m.
 ADJACENT = 1.5
@@ -89,6 +97,36 @@ def _m(x: float) -> str:
     return f"{x:g} m"
 
 
+def check_place(enc: Table, i: int, to: tuple[float, float], verb: str) -> None:
+    """R34: a creature ends a move, a leap or a GM placement at finite coordinates within
+    ±10,000 m, and never within ``min_spacing`` of another standing creature (those it holds or
+    is held by move with it and do not count)."""
+    x, y = to
+    if not (math.isfinite(x) and math.isfinite(y)) or max(abs(x), abs(y)) > COORDINATE_LIMIT:
+        raise InvalidActionError(
+            f"a position is two numbers within ±{COORDINATE_LIMIT:,} m, not {x:g},{y:g} (R34)"
+        )
+    spacing = enc.definition.ruleset.min_spacing
+    me = _state(enc, i)
+    cid = enc.creatures[i].id
+    for j, other in enumerate(enc.creatures):
+        if j == i or enc.down[j]:
+            continue
+        them = _state(enc, j)
+        linked = cid in (them.grappled_by, them.scaling) or other.id in (
+            me.grappled_by,
+            me.scaling,
+        )
+        if linked:
+            continue
+        d = math.hypot(them.x - x, them.y - y)
+        if d < spacing - 1e-9:
+            raise IllegalActionError(
+                f"{enc.creatures[i].name} would {verb} {_m(round(d, 2))} from {other.name}; "
+                f"standing creatures keep {spacing:g} m apart (R34, min_spacing)"
+            )
+
+
 @dataclass(frozen=True, slots=True)
 class Price:
     """What an action costs: points (in AP or RP) and Stamina (R37)."""
@@ -113,11 +151,11 @@ class PointsPlan:
         self.pay = pay
         self.extra = extra
 
-    def execute(self, enc: Encounter) -> Outcome | None:
+    def execute(self, enc: Table) -> Outcome | None:
         return PointsRules.execute(enc, self)
 
 
-def _state(enc: Encounter, i: int) -> PointsState:
+def _state(enc: Table, i: int) -> PointsState:
     return points(enc.resources[i])
 
 
@@ -127,8 +165,8 @@ class PointsRules:
     # -- validation -----------------------------------------------------------------------------
 
     @staticmethod
-    def plan(enc: Encounter, command: Act) -> PointsPlan:
-        i = enc._standing(command.actor)
+    def plan(enc: Table, command: Act) -> PointsPlan:
+        i = enc.standing(command.actor)
         creature = enc.creatures[i]
         verb = command.action
         if verb not in VERBS:
@@ -147,29 +185,37 @@ class PointsRules:
             raise IllegalActionError(
                 "initiative is being rolled; nobody acts until it is done (R30)"
             )
-        on_turn = top is None and enc.turn_owner == creature.id
+        mine = enc.turn_owner == creature.id
+        on_turn = top is None and mine
         if verb in REACTIONS:
             return PointsRules._plan_reaction(enc, i, verb, command, top)
-        if top is not None and (top.roller == i or verb not in ("escape", "shake")):
+        anytime = enc.definition.ruleset.off_turn_actions is OffTurn.ANY
+        if top is not None and (top.roller == i or not (anytime or verb in ("escape", "shake"))):
             raise IllegalActionError(
                 f"a roll is pending: only reactions ({', '.join(REACTIONS)}) or 'pass' now (R45)"
             )
-        # R32 lets any action be taken off-turn if it can be paid, "the GM judges whether the
-        # moment fits": the engine takes off-turn only reactions, escape and shake.
         if not on_turn and verb not in ("escape", "shake"):
             owner = enc.turn_owner
-            raise IllegalActionError(
-                f"it is {enc.creature(owner).name if owner else 'nobody'}'s turn; {verb} is taken on "
-                f"{creature.name}'s own turn (R32)"
-            )
+            whose = f"it is {enc.creature(owner).name if owner else 'nobody'}'s turn"
+            if not anytime:
+                # off_turn_actions: reactions — only reactions, escape and shake off-turn (R32)
+                raise IllegalActionError(
+                    f"{whose}; {verb} is taken on {creature.name}'s own turn "
+                    "(R32, off_turn_actions: reactions)"
+                )
+            if verb == "hold" and not mine:
+                raise IllegalActionError(
+                    f"{whose}; Hold Action turns AP into floating RP on one's own turn (R33)"
+                )
+            # R32 (off_turn_actions: any): any action it can pay for, at any moment, paid in RP
+            # and floating RP (2 RP per AP) — or in AP by the turn owner during a window
+            on_turn = mine
         planner: Any = getattr(PointsRules, f"_plan_{verb}")
         plan: PointsPlan = planner(enc, i, command, on_turn)
         return plan
 
     @staticmethod
-    def _pay(
-        enc: Encounter, i: int, command: Act, price: Price, on_turn: bool, what: str
-    ) -> Payment:
+    def _pay(enc: Table, i: int, command: Act, price: Price, on_turn: bool, what: str) -> Payment:
         state = _state(enc, i)
         if "careful" in command.flags:
             price = Price(price.points * 2, price.unit, price.stamina)  # R41
@@ -189,13 +235,15 @@ class PointsRules:
         return pay
 
     @staticmethod
-    def _target(enc: Encounter, command: Act, verb: str) -> int:
+    def _target(enc: Table, command: Act, verb: str) -> int:
         if len(command.targets) != 1:
             raise InvalidActionError(f"{verb} needs one target: '{command.actor}: {verb} TARGET'")
-        return enc._standing(command.targets[0])
+        return enc.standing(command.targets[0])
 
     @staticmethod
     def _no_extras(command: Act, verb: str, *, to: bool = False, targets: bool = False) -> None:
+        if command.toward and verb != "move":
+            raise InvalidActionError(f"{verb} takes no 'toward': only move does (R35)")
         if command.to is not None and not to:
             raise InvalidActionError(f"{verb} takes no position")
         if command.targets and not targets:
@@ -206,7 +254,7 @@ class PointsRules:
             raise InvalidActionError(f"{verb} takes no DC")
 
     @staticmethod
-    def _doubled(enc: Encounter, i: int, against: int | None) -> int:
+    def _doubled(enc: Table, i: int, against: int | None) -> int:
         """R42/R43: Attack, Block and Dodge cost double when grappled (against anyone but the
         grappler) and when targeted against the creature scaling this one."""
         state = _state(enc, i)
@@ -220,7 +268,7 @@ class PointsRules:
 
     @staticmethod
     def _destination(
-        enc: Encounter, i: int, command: Act, verb: str
+        enc: Table, i: int, command: Act, verb: str
     ) -> tuple[PointsState, CreatureDef, float]:
         """A move's or a leap's checked destination: the mover's position state, the mover,
         and the straight-line distance in metres to ``to X,Y`` (R34)."""
@@ -228,11 +276,14 @@ class PointsRules:
         if command.to is None:
             raise InvalidActionError(f"{verb} needs a destination: 'aria: {verb} to X,Y'")
         state = _state(enc, i)
+        check_place(enc, i, command.to, f"end the {verb}")
         d = math.hypot(command.to[0] - state.x, command.to[1] - state.y)
         return state, enc.creatures[i], d
 
     @staticmethod
-    def _plan_move(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_move(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+        if command.toward:
+            command = PointsRules._toward(enc, i, command, on_turn)
         state, creature, d = PointsRules._destination(enc, i, command, "move")
         speed = PointsRules.travel_speed(enc, i)
         if d > 0 and speed <= 0:
@@ -243,10 +294,59 @@ class PointsRules:
             raise IllegalActionError(f"{creature.name} is already there (R35)")
         what = f"move {_m(round(d, 2))} ({steps} × {speed:g} m per AP, R35)"
         pay = PointsRules._pay(enc, i, command, Price(steps), on_turn, what)
-        return PointsPlan("move", i, command, Price(steps), pay, distance=d)
+        return PointsPlan("move", i, command, Price(steps), pay, distance=d, to=command.to)
 
     @staticmethod
-    def travel_speed(enc: Encounter, i: int) -> float:
+    def _toward(enc: Table, i: int, command: Act, on_turn: bool) -> Act:
+        """R35 partial moves: ``move toward ID [N m]`` goes straight at a creature and stops
+        when adjacent (R34); ``move N m toward X,Y`` at most N m toward a point. Either goes as
+        far as the AP (or, off turn, the RP, R32) the mover can pay allow. The planned move is
+        the exact ``move to X,Y`` it comes to (rounded to the centimeter), checked like one."""
+        creature = enc.creatures[i]
+        me = _state(enc, i)
+        if (
+            command.weapons
+            or command.dc is not None
+            or (command.to is None) == (not command.targets)
+        ):
+            raise InvalidActionError("'move toward CREATURE [N m]' or 'move N m toward X,Y' (R35)")
+        if command.targets:
+            j = PointsRules._target(enc, command, "move toward")
+            if j == i:
+                raise IllegalActionError(f"{creature.name} cannot move toward itself")
+            them = _state(enc, j)
+            goal, stop = (them.x, them.y), ADJACENT - 0.05
+        else:
+            assert command.to is not None
+            goal, stop = command.to, 0.0
+        d = math.hypot(goal[0] - me.x, goal[1] - me.y)
+        speed = PointsRules.travel_speed(enc, i)
+        if speed <= 0:
+            reason = "grappled" if me.grappled_by else "travel speed 0"
+            raise IllegalActionError(f"{creature.name} cannot move: {reason} (R42)")
+        if "careful" in command.flags:
+            raise InvalidActionError(
+                "+careful doubles a fixed price: use 'move to X,Y +stealth +careful'"
+            )
+        can_pay = me.ap if on_turn else (me.rp + me.floating) // 2
+        travel = min(d - stop, can_pay * speed - 0.01)
+        if command.meters is not None:
+            travel = min(travel, command.meters)
+        if d - stop <= 0.005:
+            raise IllegalActionError(
+                f"{creature.name} is already {'adjacent' if command.targets else 'there'} (R34, R35)"
+            )
+        if travel < 0.01:
+            raise IllegalActionError(
+                f"{creature.name} cannot move: {me.ap if on_turn else me.rp + me.floating} "
+                f"{'AP' if on_turn else 'RP'} left, {speed:g} m per AP (R32, R35)"
+            )
+        f = travel / d
+        to = (round(me.x + (goal[0] - me.x) * f, 2), round(me.y + (goal[1] - me.y) * f, 2))
+        return Act(command.actor, "move", to=to, flags=command.flags, advantages=command.advantages)
+
+    @staticmethod
+    def travel_speed(enc: Table, i: int) -> float:
         """R35 with R42: grappled creatures have speed 0; a grappler's speed is halved."""
         state = _state(enc, i)
         if state.grappled_by is not None:
@@ -258,7 +358,7 @@ class PointsRules:
         return speed
 
     @staticmethod
-    def _plan_leap(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_leap(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         state, creature, d = PointsRules._destination(enc, i, command, "leap")
         run_up = state.moved >= 2
         name = "Strength" if run_up else "Power"
@@ -275,7 +375,7 @@ class PointsRules:
         return PointsPlan("leap", i, command, price, pay, distance=d)
 
     @staticmethod
-    def _plan_hold(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_hold(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "hold")
         pay = PointsRules._pay(
             enc, i, command, Price(2), on_turn, "hold action (2 AP → 1 floating RP, R33)"
@@ -283,14 +383,14 @@ class PointsRules:
         return PointsPlan("hold", i, command, Price(2), pay)
 
     @staticmethod
-    def _plan_aim(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_aim(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "aim", targets=True)
         target = PointsRules._target(enc, command, "aim")
         pay = PointsRules._pay(enc, i, command, Price(1), on_turn, "aim (1 AP, R39)")
         return PointsPlan("aim", i, command, Price(1), pay, target=target)
 
     @staticmethod
-    def _equipped(enc: Encounter, i: int, names: tuple[str, ...], kind: WeaponKind) -> list[Weapon]:
+    def _equipped(enc: Table, i: int, names: tuple[str, ...], kind: WeaponKind) -> list[Weapon]:
         creature = enc.creatures[i]
         state = _state(enc, i)
         if not names:
@@ -301,6 +401,13 @@ class PointsRules:
                 known = ", ".join(w.name for w in fitting) or "none equipped"
                 raise InvalidActionError(f"which ranged weapon? add 'with WEAPON' ({known})")
             return fitting
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise IllegalActionError(
+                f"each weapon joins an attack once; {', '.join(twice)} is named twice (R38)"
+            )
+        if "unarmed" in names and len(names) > 1:
+            raise IllegalActionError("an unarmed attack is made alone, not with weapons (R38)")
         out: list[Weapon] = []
         for name in names:
             if name == "unarmed":
@@ -320,7 +427,7 @@ class PointsRules:
         return out
 
     @staticmethod
-    def _plan_attack(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_attack(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "attack", targets=True)
         target = PointsRules._target(enc, command, "attack")
         creature = enc.creatures[i]
@@ -342,7 +449,7 @@ class PointsRules:
         return PointsPlan("attack", i, command, price, pay, target=target, weapons=tuple(weapons))
 
     @staticmethod
-    def _plan_shoot(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_shoot(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "shoot", targets=True)
         target = PointsRules._target(enc, command, "shoot")
         creature = enc.creatures[i]
@@ -365,16 +472,16 @@ class PointsRules:
         return PointsPlan("shoot", i, command, price, pay, target=target, weapons=(weapon,), dc=d)
 
     @staticmethod
-    def _plan_equip(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_equip(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         return PointsRules._plan_equip_or_stow(enc, i, command, on_turn, equip=True)
 
     @staticmethod
-    def _plan_stow(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_stow(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         return PointsRules._plan_equip_or_stow(enc, i, command, on_turn, equip=False)
 
     @staticmethod
     def _plan_equip_or_stow(
-        enc: Encounter, i: int, command: Act, on_turn: bool, *, equip: bool
+        enc: Table, i: int, command: Act, on_turn: bool, *, equip: bool
     ) -> PointsPlan:
         verb = "equip" if equip else "stow"
         if len(command.targets) != 1 or command.to is not None or command.weapons:
@@ -395,7 +502,7 @@ class PointsRules:
         return PointsPlan(verb, i, command, Price(ap), pay, weapon=weapon.name)
 
     @staticmethod
-    def _plan_stand(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_stand(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "stand")
         if not _state(enc, i).prone:
             raise IllegalActionError(f"{enc.creatures[i].name} is not prone (R44)")
@@ -403,7 +510,7 @@ class PointsRules:
         return PointsPlan("stand", i, command, Price(1), pay)
 
     @staticmethod
-    def _plan_breath(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_breath(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "breath")
         creature = enc.creatures[i]
         if _state(enc, i).stamina >= creature.stats.get("stamina", 0):
@@ -412,7 +519,7 @@ class PointsRules:
         return PointsPlan("breath", i, command, Price(1), pay)
 
     @staticmethod
-    def _plan_martial(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_martial(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "martial")
         if command.dc is None:
             raise InvalidActionError("a Martial Check needs the GM's DC: 'aria: martial dc 12'")
@@ -420,7 +527,7 @@ class PointsRules:
         return PointsPlan("martial", i, command, Price(3), pay)
 
     @staticmethod
-    def _plan_grapple(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_grapple(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "grapple", targets=True)
         target = PointsRules._target(enc, command, "grapple")
         if target == i:
@@ -438,7 +545,7 @@ class PointsRules:
         return PointsPlan("grapple", i, command, price, pay, target=target)
 
     @staticmethod
-    def _plan_scale(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_scale(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "scale", targets=True)
         price = Price(3, stamina=4)
         what = "scale (3 AP and 4 Stamina, R43)"
@@ -463,7 +570,7 @@ class PointsRules:
         return PointsPlan("scale", i, command, price, pay, target=target)
 
     @staticmethod
-    def _plan_escape(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_escape(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "escape")
         holder = _state(enc, i).grappled_by
         if holder is None:
@@ -475,7 +582,7 @@ class PointsRules:
         return PointsPlan("escape", i, command, price, pay, target=enc.index(holder))
 
     @staticmethod
-    def _plan_shake(enc: Encounter, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_shake(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "shake")
         me = enc.creatures[i].id
         scalers = [
@@ -491,7 +598,7 @@ class PointsRules:
 
     @staticmethod
     def _plan_reaction(
-        enc: Encounter, i: int, verb: str, command: Act, top: PendingRoll | None
+        enc: Table, i: int, verb: str, command: Act, top: PendingRoll | None
     ) -> PointsPlan:
         PointsRules._no_extras(command, verb)
         creature = enc.creatures[i]
@@ -560,7 +667,7 @@ class PointsRules:
     # -- legal actions --------------------------------------------------------------------------
 
     @staticmethod
-    def legal(enc: Encounter, i: int) -> Iterator[Command]:
+    def legal(enc: Table, i: int) -> Iterator[Command]:
         """A useful finite list of legal commands: positions are continuous, so moves toward each
         enemy (to adjacency, or as far as the AP allow) stand for every move."""
         creature = enc.creatures[i]
@@ -610,18 +717,18 @@ class PointsRules:
                 yield command
 
     @staticmethod
-    def reactors(enc: Encounter, top: PendingRoll) -> Iterator[int]:
+    def reactors(enc: Table, top: PendingRoll) -> Iterator[int]:
         """Who may still react to ``top``: the defender first, then its adjacent allies."""
         if top.kind is not RollKind.STAGE:
             return
         if top.stage == "defence":
             yield top.roller
-            yield from (j for j in enc._window_order(top) if j != top.roller)
+            yield from (j for j in enc.window_order(top) if j != top.roller)
         elif top.stage == "contest" and "opposed" not in top.context:
             yield int(top.context["opposer"])
 
     @staticmethod
-    def has_reaction(enc: Encounter, i: int, top: PendingRoll) -> bool:
+    def has_reaction(enc: Table, i: int, top: PendingRoll) -> bool:
         return any(isinstance(c, Act) for c in PointsRules.legal(enc, i))
 
     # -- execution ------------------------------------------------------------------------------
@@ -630,9 +737,10 @@ class PointsRules:
     def _lose_aim(state: PointsState) -> None:
         state.aim = 0
         state.aim_target = None
+        state.unseen = 0.0
 
     @staticmethod
-    def execute(enc: Encounter, plan: PointsPlan) -> Outcome | None:
+    def execute(enc: Table, plan: PointsPlan) -> Outcome | None:
         i = plan.actor
         state = _state(enc, i)
         spend(state, plan.pay)
@@ -650,26 +758,23 @@ class PointsRules:
         return outcome
 
     @staticmethod
-    def _do_move(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_move(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         # R36 "traveled at least 2 meters right before the leap": consecutive moves add up (the
         # run-up is reset by any other action and at every turn start).
         state = _state(enc, plan.actor)
         run_up = state.moved
-        PointsRules._relocate(enc, plan.actor, plan.command.to)
+        PointsRules._relocate(enc, plan.actor, plan.extra["to"])
         state.moved = run_up + float(plan.extra["distance"])
 
     @staticmethod
-    def _do_leap(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_leap(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._relocate(enc, plan.actor, plan.command.to)
 
     @staticmethod
-    def _relocate(enc: Encounter, i: int, to: tuple[float, float] | None) -> None:
-        """Move ``i`` (and whoever it grapples or carries, R42, R43); positions changed: cover
-        against or by it ends (R40); aimers without line of sight to a creature that moved 1 m
-        lose aim (R39)."""
+    def _relocate(enc: Table, i: int, to: tuple[float, float] | None) -> None:
+        """Move ``i`` (and whoever it grapples or carries, R42, R43)."""
         assert to is not None
         state = _state(enc, i)
-        dx, dy = to[0] - state.x, to[1] - state.y
         cid = enc.creatures[i].id
         # R42: the grappled move with the grappler; R43: a creature being scaled carries whoever
         # is scaling it, and a scaler that moves off on its own stops scaling.
@@ -680,49 +785,62 @@ class PointsRules:
         ]
         if state.scaling is not None and enc.index(state.scaling) not in moved:
             state.scaling = None
+        PointsRules._place(enc, moved, to[0] - state.x, to[1] - state.y)
+
+    @staticmethod
+    def _place(enc: Table, moved: list[int], dx: float, dy: float) -> None:
+        """Shift ``moved`` by (dx, dy): positions changed, so cover against or by them ends
+        (R40); an aimer without line of sight to a creature that moved adds the distance to
+        what its target has moved unseen since the first Aim, and at 1 m loses its aim (R39)."""
         for j in moved:
             s = _state(enc, j)
             s.x, s.y = s.x + dx, s.y + dy
             s.cover_from = ()
         ids = {enc.creatures[j].id for j in moved}
+        step = math.hypot(dx, dy)
         for j in range(len(enc.creatures)):
             s = _state(enc, j)
             if s.cover_from and ids & set(s.cover_from):
                 s.cover_from = tuple(c for c in s.cover_from if c not in ids)
-            if s.aim_target in ids and math.hypot(dx, dy) >= 1 and s.aim_target in s.no_sight:
-                PointsRules._lose_aim(s)
+            if s.aim_target in ids and s.aim_target in s.no_sight and step > 0:
+                s.unseen += step
+                if s.unseen >= 1 - 1e-9:
+                    PointsRules._lose_aim(s)
 
     @staticmethod
-    def _do_hold(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_hold(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         _state(enc, plan.actor).floating += 1
 
     @staticmethod
-    def _do_aim(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_aim(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
+        target = enc.creatures[plan.extra["target"]].id
+        if state.aim_target != target:
+            state.unseen = 0.0  # R39: the count starts at the first Aim at this target
         state.aim += 1
-        state.aim_target = enc.creatures[plan.extra["target"]].id
+        state.aim_target = target
 
     @staticmethod
-    def _do_equip(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_equip(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.equipped = (*state.equipped, plan.extra["weapon"])
 
     @staticmethod
-    def _do_stow(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_stow(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.equipped = tuple(w for w in state.equipped if w != plan.extra["weapon"])
 
     @staticmethod
-    def _do_stand(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_stand(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         _state(enc, plan.actor).prone = False
 
     @staticmethod
-    def _do_breath(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_breath(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.stamina = min(state.stamina + 1, enc.creatures[plan.actor].stats.get("stamina", 0))
 
     @staticmethod
-    def _push(enc: Encounter, roller: int, stage: str, **context: Any) -> None:
+    def _push(enc: Table, roller: int, stage: str, **context: Any) -> None:
         enc.pending.append(
             PendingRoll(
                 RollKind.STAGE,
@@ -734,7 +852,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_martial(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_martial(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._push(
             enc,
             plan.actor,
@@ -746,7 +864,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_attack(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_attack(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         weapons: tuple[Weapon, ...] = plan.extra["weapons"]
         PointsRules._push(
             enc,
@@ -755,7 +873,11 @@ class PointsRules:
             verb="attack",
             attacker=plan.actor,
             target=plan.extra["target"],
-            damage=str(_melee_damage(enc.creatures[plan.actor], weapons)),
+            damage=str(
+                melee_damage(
+                    enc.creatures[plan.actor], weapons, enc.definition.ruleset.multi_weapon_halving
+                )
+            ),
             weapons="+".join(w.name for w in weapons),
             **PointsRules._reveals(plan.command),
         )
@@ -767,7 +889,7 @@ class PointsRules:
         return {} if "stealth" in command.flags else {"reveals": True}
 
     @staticmethod
-    def _do_shoot(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_shoot(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         (weapon,) = plan.extra["weapons"]
         dc = int(plan.extra["dc"])
@@ -791,7 +913,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_grapple(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_grapple(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         target = int(plan.extra["target"])
         them = enc.creatures[target]
         # R42: opposed by the target's Strength or Agility, the target's choice: the higher.
@@ -814,7 +936,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_scale(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> Outcome | None:
+    def _do_scale(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> Outcome | None:
         target = plan.extra["target"]
         if target is None:
             return None  # R43: an obstacle, no check
@@ -835,15 +957,15 @@ class PointsRules:
         return None
 
     @staticmethod
-    def _do_escape(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_escape(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._push_escape(enc, plan, "escape")
 
     @staticmethod
-    def _do_shake(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_shake(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._push_escape(enc, plan, "shake")
 
     @staticmethod
-    def _push_escape(enc: Encounter, plan: PointsPlan, verb: str) -> None:
+    def _push_escape(enc: Table, plan: PointsPlan, verb: str) -> None:
         me = enc.creatures[plan.actor]
         stat_a = (
             "Strength"
@@ -865,22 +987,22 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_oppose(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_oppose(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["opposed"] = True
 
     @staticmethod
-    def _do_block(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_block(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["mode"] = "block"
 
     @staticmethod
-    def _do_dodge(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_dodge(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["mode"] = "dodge"
 
     @staticmethod
-    def _do_cover(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_cover(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["cover"] = True
         state = _state(enc, plan.actor)
@@ -889,12 +1011,12 @@ class PointsRules:
             state.cover_from = (*state.cover_from, source)
 
     @staticmethod
-    def _do_assist(enc: Encounter, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_assist(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["assists"] = int(top.context.get("assists", 0)) + 1
 
     @staticmethod
-    def _queue_stealth(enc: Encounter, i: int, command: Act) -> None:
+    def _queue_stealth(enc: Table, i: int, command: Act) -> None:
         """R41: one Poise check per observer (each enemy aware of the field), pushed so that they
         resolve before the action's own rolls."""
         me = enc.creatures[i]
@@ -931,7 +1053,7 @@ class PointsRules:
     # -- rolling --------------------------------------------------------------------------------
 
     @staticmethod
-    def expression(enc: Encounter, p: PendingRoll) -> Expr:
+    def expression(enc: Table, p: PendingRoll) -> Expr:
         ctx = p.context
         if p.stage == "damage":
             from caltrop.dice.parse import parse
@@ -960,10 +1082,8 @@ class PointsRules:
 
     @staticmethod
     def resolve(
-        enc: Encounter, p: PendingRoll, expr: Expr, faces: tuple[int, ...], total: int
+        enc: Table, p: PendingRoll, expr: Expr, faces: tuple[int, ...], total: int
     ) -> Outcome:
-        from caltrop.encounter.state import Outcome
-
         ctx = p.context
         roller = enc.creatures[p.roller]
         verb = str(ctx["verb"])
@@ -1061,7 +1181,7 @@ class PointsRules:
         raise AssertionError(p.stage)  # pragma: no cover
 
     @staticmethod
-    def _set_unaware(enc: Encounter, observer: int, of: str, unaware: bool) -> None:
+    def _set_unaware(enc: Table, observer: int, of: str, unaware: bool) -> None:
         s = _state(enc, observer)
         if unaware and of not in s.unaware_of:
             s.unaware_of = (*s.unaware_of, of)
@@ -1069,7 +1189,7 @@ class PointsRules:
             s.unaware_of = tuple(x for x in s.unaware_of if x != of)
 
     @staticmethod
-    def _contest_result(enc: Encounter, ctx: dict[str, Any], success: bool) -> None:
+    def _contest_result(enc: Table, ctx: dict[str, Any], success: bool) -> None:
         verb = ctx["verb"]
         a, b = int(ctx["initiator"]), int(ctx["opposer"])
         if verb == "stealth":
@@ -1090,7 +1210,7 @@ class PointsRules:
 
     @staticmethod
     def _apply_damage(
-        enc: Encounter,
+        enc: Table,
         target: int,
         amount: int,
         _unused: object,
@@ -1099,8 +1219,6 @@ class PointsRules:
         note: str,
         raw: bool = False,
     ) -> Outcome:
-        from caltrop.encounter.state import Outcome
-
         creature = enc.creatures[target]
         dealt = amount if raw else max(0, amount - stat(creature, "resistance"))
         enc.health[target] = max(0, enc.health[target] - dealt)
@@ -1112,7 +1230,7 @@ class PointsRules:
         return Outcome(**base, target=creature.id, damage=dealt, downed=downed, note=note)
 
     @staticmethod
-    def _release(enc: Encounter, i: int) -> None:
+    def _release(enc: Table, i: int) -> None:
         """A creature that goes down holds nobody and is held by nobody: grapples (R42) and
         scaling (R43) by it or of it end (a down grappler cannot oppose, let alone hold)."""
         cid = enc.creatures[i].id
@@ -1127,7 +1245,7 @@ class PointsRules:
                 s.scaling = None
 
 
-def carried_weight(enc: Encounter, i: int) -> int:
+def carried_weight(enc: Table, i: int) -> int:
     """R43: "The scaling creature's weight is applied to target" — the weight of every
     standing creature scaling ``i`` (the rules text gives it no further effect yet)."""
     me = enc.creatures[i].id
@@ -1160,25 +1278,136 @@ def melee_parts(weapons: tuple[Weapon, ...], power_mod: int) -> tuple[tuple[Term
     return tuple(dice_terms), constant
 
 
-def _melee_damage(creature: CreatureDef, weapons: tuple[Weapon, ...]) -> Expr:
-    """R38: ceil(sum of the damage dice / 2) + modifiers; several weapons as one attack."""
-    dice_terms, constant = melee_parts(weapons, stat(creature, "power_mod"))
-    first = dice_terms[0].node if len(dice_terms) == 1 and dice_terms[0].sign > 0 else None
-    operand = first if isinstance(first, Dice | Group) else Group(Expr(tuple(dice_terms)))
-    halved = Div(operand, 2)
-    terms = [Term(1, halved)]
-    if constant:
-        terms.append(Term(1 if constant > 0 else -1, Const(abs(constant))))
+def melee_damage(
+    creature: CreatureDef, weapons: tuple[Weapon, ...], halving: Halving = Halving.TOGETHER
+) -> Expr:
+    """R38: ceil(sum of the damage dice / 2) + modifiers; several weapons as one attack, their
+    dice halved up together (``together``, "the rolled value is halved up") or each weapon's
+    dice halved up on its own, then summed (``each``). Constants and Power Mod come after."""
+    power_mod = stat(creature, "power_mod")
+    groups = [weapons] if halving is Halving.TOGETHER else [(w,) for w in weapons]
+    terms: list[Term] = []
+    constant = 0
+    for group in groups:
+        dice_terms, extra = melee_parts(group, power_mod)
+        constant += extra
+        if not dice_terms:
+            continue
+        first = dice_terms[0].node if len(dice_terms) == 1 and dice_terms[0].sign > 0 else None
+        operand = first if isinstance(first, Dice | Group) else Group(Expr(tuple(dice_terms)))
+        terms.append(Term(1, Div(operand, 2)))
+    if constant or not terms:
+        terms.append(Term(1 if constant >= 0 else -1, Const(abs(constant))))
     return Expr(tuple(terms))
+
+
+class PointsActions:
+    """Seed 004's actions behind the engine's :class:`~caltrop.economy.base.Actions` interface."""
+
+    __slots__ = ()
+
+    def plan(self, enc: Table, command: Act) -> PointsPlan:
+        return PointsRules.plan(enc, command)
+
+    def legal(self, enc: Table, i: int) -> Iterator[Command]:
+        yield from PointsRules.legal(enc, i)
+        cid = enc.creatures[i].id
+        if not enc.pending and enc.turn_owner == cid:
+            yield EndTurn(cid)
+
+    def reactors(self, enc: Table, top: PendingRoll) -> Iterator[int]:
+        return PointsRules.reactors(enc, top)
+
+    def next_reactor(self, enc: Table, top: PendingRoll) -> int | None:
+        for i in PointsRules.reactors(enc, top):
+            if i not in top.passed and not enc.down[i] and PointsRules.has_reaction(enc, i, top):
+                return i
+        return None
+
+    def expression(self, enc: Table, p: PendingRoll) -> tuple[Expr, str]:
+        expr = PointsRules.expression(enc, p)
+        return expr, str(expr)
+
+    def resolve(
+        self, enc: Table, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
+    ) -> Outcome:
+        return PointsRules.resolve(enc, p, expr, faces, total)
+
+    # -- the GM's adjustments (R48) and facts (R34) --------------------------------------------
+
+    stats: tuple[str, ...] = ("ap", "rp", "stamina")
+
+    def on_down(self, enc: Table, i: int) -> None:
+        PointsRules._release(enc, i)
+
+    def check_stat(self, enc: Table, i: int, stat: str, value: int) -> None:
+        """R48: AP and RP 0…99; Stamina 0…its maximum (R37: never below 0)."""
+        if stat not in self.stats:
+            raise IllegalActionError(
+                f"{stat} is an Action Load stat; this encounter plays Action Points "
+                f"(its stats: {', '.join(self.stats)}, R48)"
+            )
+        high = enc.creatures[i].stats.get("stamina", 0) if stat == "stamina" else 99
+        if not 0 <= value <= high:
+            raise IllegalActionError(
+                f"{stat} of {enc.creatures[i].name} must be from 0 to {high}, not {value} (R48)"
+            )
+
+    def set_stat(self, enc: Table, i: int, stat: str, value: int) -> CreatureDef | None:
+        setattr(_state(enc, i), stat, value)
+        return None
+
+    def owns_fact(self, name: str) -> bool:
+        return name in ("prone", "aware", "sight", "at")
+
+    def check_fact(self, enc: Table, fact: SetFact) -> None:
+        """R34: awareness and line of sight are about another creature; a position is a finite
+        place within the map's bounds, not on top of another standing creature."""
+        i = enc.index(fact.subject)
+        if fact.other is not None and enc.index(fact.other) == i:
+            raise IllegalActionError(f"{fact.fact} is a fact about another creature")
+        if fact.at is not None:
+            check_place(enc, i, fact.at, "be placed")
+
+    def apply_fact(self, enc: Table, fact: SetFact) -> None:
+        """Set ``fact``; a new position ends cover by and against the creature (R40) and counts
+        toward the aim its watchers lose (R39)."""
+        i = enc.index(fact.subject)
+        s = _state(enc, i)
+        if fact.fact == "prone":
+            s.prone = fact.value
+        elif fact.fact in ("aware", "sight"):
+            assert fact.other is not None
+            name = "unaware_of" if fact.fact == "aware" else "no_sight"
+            current: tuple[str, ...] = getattr(s, name)
+            without = tuple(x for x in current if x != fact.other)
+            setattr(s, name, without if fact.value else (*without, fact.other))
+        else:
+            assert fact.at is not None
+            PointsRules._place(enc, [i], fact.at[0] - s.x, fact.at[1] - s.y)
+
+    def preview(self, enc: Table, command: Act) -> dict[str, Any]:
+        """What an action would cost and leave (R31–R33), without doing it."""
+        plan = PointsRules.plan(enc, command)
+        after = _state(enc, plan.actor).copy()
+        spend(after, plan.pay)
+        after.stamina -= plan.price.stamina
+        return {
+            "actor": enc.creatures[plan.actor].id,
+            "action": plan.verb,
+            "resources_after": after.as_dict(),
+        }
 
 
 __all__ = [
     "ADJACENT",
     "UNARMED",
     "VERBS",
+    "PointsActions",
     "PointsRules",
     "carried_weight",
     "distance",
+    "melee_damage",
     "melee_parts",
 ]
 _ = (Advantage, Side, _act)

@@ -1,0 +1,36 @@
+"""Which actions an encounter's economy plays: the plug-in half of :mod:`caltrop.economy`.
+
+Each economy's actions (:class:`~caltrop.economy.base.Actions`) are found by the ruleset's
+``economy``; new economies register a factory here, as they register their rules with
+:func:`caltrop.economy.register`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from caltrop.core.model import Economy, EncounterDef
+from caltrop.economy.base import Actions
+from caltrop.economy.load_actions import LoadActions
+from caltrop.economy.points_actions import PointsActions
+
+_ACTIONS: dict[str, Callable[[EncounterDef], Actions]] = {
+    Economy.ACTION_LOAD.value: LoadActions,
+    Economy.ACTION_POINTS.value: lambda definition: PointsActions(),
+}
+
+
+def register_actions(name: str, factory: Callable[[EncounterDef], Actions]) -> None:
+    """Plug in the actions of an economy named ``name`` (the ruleset's ``economy`` value)."""
+    _ACTIONS[name] = factory
+
+
+def actions_for(definition: EncounterDef) -> Actions:
+    """The actions of ``definition``'s economy, bound to that definition."""
+    name = str(definition.ruleset.economy)
+    try:
+        return _ACTIONS[name](definition)
+    except KeyError:
+        raise ValueError(
+            f"no actions for economy {name!r} (known: {', '.join(_ACTIONS)})"
+        ) from None
