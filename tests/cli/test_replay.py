@@ -132,13 +132,19 @@ def test_a_dropped_command_is_refused(game_log: Path) -> None:
     lines = game_log.read_text(encoding="utf-8").splitlines()
     edited = game_log.with_name("dropped.jsonl")
     edited.write_text("\n".join(lines[:2] + lines[3:]) + "\n", encoding="utf-8")  # no 'aria: help'
-    # without the help the roll is 5d4+1d8, and the recorded seven dice no longer fit it
+    # the next event's number no longer matches its place (issue 10: every field is checked)
+    assert_user_error(run("replay", str(edited)), str(edited), "refused", "this is command 2")
+    events = [json.loads(line) for line in lines[:2] + lines[3:]]
+    for n, event in enumerate(events[1:], start=1):
+        event["n"] = n
+    edited.write_text("\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8")
+    # renumbered: without the help the roll is 5d4+1d8, and the seven dice no longer fit it
     assert_user_error(run("replay", str(edited)), str(edited), "refused", "needs 6 dice")
 
 
 def test_a_line_that_is_not_json_is_refused_with_its_line(game_log: Path) -> None:
     edited = _edit_line(game_log, 3, "{", "{{")
-    assert_user_error(run("replay", str(edited)), f"{edited}:3: not a JSON line")
+    assert_user_error(run("replay", str(edited)), f"{edited}: line 3: not a JSON line")
 
 
 def test_a_log_without_its_encounter_is_refused(tmp_path: Path) -> None:
@@ -147,12 +153,12 @@ def test_a_log_without_its_encounter_is_refused(tmp_path: Path) -> None:
     assert_user_error(run("replay", str(bare)), f"{bare}:1: the first line must be a 'begin' event")
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    assert_user_error(run("replay", str(empty)), f"{empty}:1:")
+    assert_user_error(run("replay", str(empty)), f"{empty}: holds no event")
 
 
 def test_a_missing_log_is_refused(tmp_path: Path) -> None:
     missing = tmp_path / "nope.jsonl"
-    assert_user_error(run("replay", str(missing)), str(missing), "No such file")
+    assert_user_error(run("replay", str(missing)), str(missing), "does not exist")
 
 
 def test_replay_needs_no_example_files(game_log: Path) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 
 from rich import box
 from rich.console import Group, RenderableType
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -137,7 +138,8 @@ def abbreviations(names: Iterable[str]) -> dict[str, str]:
 
 
 def _title(encounter: Encounter) -> str:
-    return f"{encounter.definition.name} — round {encounter.round}"
+    """The table's title; names are text, never rich markup (``[/x] M`` stays as written)."""
+    return f"{escape(encounter.definition.name)} — round {encounter.round}"
 
 
 def _creature_label(encounter: Encounter, i: int) -> Text:
@@ -284,7 +286,7 @@ def pending_panel(encounter: Encounter) -> RenderableType | None:
             + "  (or type 'roll' to roll now)"
         )
     title = "initiative" if pending.kind is RollKind.INITIATIVE else "reaction window"
-    return Panel("\n".join(lines), title=title, border_style="yellow")
+    return Panel(Text("\n".join(lines)), title=title, border_style="yellow")
 
 
 def screen(encounter: Encounter) -> RenderableType:

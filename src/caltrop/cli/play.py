@@ -17,13 +17,13 @@ from caltrop.cli.line_editing import Prompt
 from caltrop.content import (
     bundled_encounters,
     default_encounter_path,
-    encounter_from_dict,
     encounter_to_dict,
     load_encounter,
     resolve_creature,
 )
 from caltrop.content.logfile import read_log_events
 from caltrop.content.logfile import write_log as write_log_file
+from caltrop.content.serialize import log_definition
 from caltrop.core.commands import AddCreature, Command, parse_command
 from caltrop.encounter import TERMINAL, Encounter
 from caltrop.errors import CaltropError
@@ -66,7 +66,7 @@ def read_log(path: Path, warn: Callable[[str], None] | None = None) -> Encounter
             f"{path}:1: the first line must be a 'begin' event carrying the encounter"
         )
     try:
-        definition = encounter_from_dict(header["definition"])
+        definition = log_definition(events)  # checked as content, reinforcements too
         return Encounter.replay(definition, events)
     except CaltropError as exc:
         raise CaltropError(f"{path}: refused, this log does not replay: {exc}") from exc

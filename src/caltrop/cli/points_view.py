@@ -6,6 +6,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Group, RenderableType
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -159,7 +160,7 @@ def _table(encounter: Encounter, *, compact: bool) -> Table:
     caption = "AP on one's own turn; RP (+floating RP) on others' turns (R31–R33)"
     if compact:
         table = Table(
-            title=f"{encounter.definition.name} — round {encounter.round}",
+            title=f"{escape(encounter.definition.name)} — round {encounter.round}",
             caption="AP: own turn; RP (+f: floating): others' turns (R31–R33); 'legal ID': all",
             box=box.SIMPLE_HEAD,
             show_edge=False,
@@ -169,7 +170,7 @@ def _table(encounter: Encounter, *, compact: bool) -> Table:
         )
     else:
         table = Table(
-            title=f"{encounter.definition.name} — round {encounter.round}",
+            title=f"{escape(encounter.definition.name)} — round {encounter.round}",
             caption=caption,
             expand=True,
         )

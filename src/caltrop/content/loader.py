@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeAlias, TypeVar
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
+from caltrop.content import limits
 from caltrop.content.bundled import (
     BUNDLED_PREFIX,
     ENCOUNTERS_DIR,
@@ -35,6 +36,7 @@ from caltrop.content.bundled import (
     examples_root,
 )
 from caltrop.content.catalogue import unknown_bundled
+from caltrop.content.limits import range_text, within
 from caltrop.content.problems import (
     ContentFileError,
     Loc,
@@ -60,6 +62,7 @@ from caltrop.content.schema import (
     RulesetDocument,
     RulesetEntry,
     RulesetSpec,
+    SavedEncounter,
     WeaponsDocument,
     WeaponSpec,
 )
@@ -96,8 +99,8 @@ class _Doc:
     """A validated document with the YAML nodes its errors are located in."""
 
     source: Source
-    node: yaml.Node
-    model: Document
+    node: yaml.Node | None  # None: a dict that never was YAML (a log's saved definition)
+    model: Document | SavedEncounter
 
     @property
     def kind(self) -> str:
@@ -180,6 +183,10 @@ NON_NEGATIVE_STATS: tuple[str, ...] = (
     "travel_speed",
     "weight",
 )
+
+
+#: Action Point stats bounded like the GM's ``gm: set ID ap|rp|stamina N`` (R48).
+POINTS_STATS: tuple[str, ...] = ("ap", "rp", "stamina")
 
 
 def _looks_like_file(reference: str) -> bool:
@@ -647,6 +654,14 @@ class _Loader:
                         f"{_did_you_mean(name, STAT_DEFAULTS)}; known: {known}",
                     )
                 )
+            elif name in POINTS_STATS and not within(value, limits.POINTS_STAT):
+                self.problems.append(
+                    doc.at(
+                        sloc,
+                        f"expected a number {range_text(limits.POINTS_STAT)}, got {value} "
+                        "(a content limit, as for gm: set ID ap|rp|stamina N, R48)",
+                    )
+                )
             elif name in NON_NEGATIVE_STATS and value < 0:
                 self.problems.append(doc.at(sloc, f"expected a number ≥ 0, got {value}"))
             elif name == "gifted_perception" and value not in (0, 1):
@@ -785,18 +800,7 @@ class _Loader:
                 continue
             first_at[creature.id] = i
             participants.append(creature)
-        if ruleset is not None and ruleset.initiative is Initiative.CHECK:
-            aspect = ruleset.initiative_aspect
-            for creature in participants:
-                i = first_at[creature.id]
-                if aspect is not None and aspect not in creature.aspects:
-                    self.problems.append(
-                        doc.at(
-                            ("participants", i),
-                            f"participant {i + 1}: {creature.id} has no Aspect {aspect!r}, "
-                            "which initiative: check rolls",
-                        )
-                    )
+        self.check_initiative(ruleset, participants, first_at, doc)
         self.raise_problems()
         assert ruleset is not None
         return EncounterDef(
@@ -806,6 +810,28 @@ class _Loader:
             description=model.description.strip(),
             reserves=reserves.creatures(),
         )
+
+    def check_initiative(
+        self,
+        ruleset: Ruleset | None,
+        participants: Sequence[CreatureDef],
+        first_at: dict[str, int],
+        doc: _Doc,
+    ) -> None:
+        """With ``initiative: check`` every participant has the Aspect it rolls (R21, R30)."""
+        if ruleset is None or ruleset.initiative is not Initiative.CHECK:
+            return
+        aspect = ruleset.initiative_aspect
+        for creature in participants:
+            i = first_at[creature.id]
+            if aspect is not None and aspect not in creature.aspects:
+                self.problems.append(
+                    doc.at(
+                        ("participants", i),
+                        f"participant {i + 1}: {creature.id} has no Aspect {aspect!r}, "
+                        "which initiative: check rolls",
+                    )
+                )
 
     def _participant(
         self,
@@ -969,13 +995,15 @@ def _source(
     the bundled names of ``kind`` (every bundled name if None)."""
     if isinstance(path, str | os.PathLike):
         text = os.fspath(path)
+        if any(not ch.isprintable() for ch in text):
+            raise ContentError(f"{text!r}: a file name holds no NUL or control character")
         on_disk = Path(text)
-        if text.startswith(BUNDLED_PREFIX) and not on_disk.exists():
+        if text.startswith(BUNDLED_PREFIX) and not _exists(on_disk):
             named = bundled_name_source(text)
             if named is None:
                 raise ContentError(unknown_bundled(text, () if kind is None else (kind,)))
             return named
-        if bundled_folder is not None and not on_disk.exists() and not _looks_like_file(text):
+        if bundled_folder is not None and not _exists(on_disk) and not _looks_like_file(text):
             bundled = bundled_file_source(text, bundled_folder)
             if bundled is not None:
                 return bundled
@@ -988,6 +1016,13 @@ def _source(
             if str(entry) == wanted:
                 return ResourceSource(examples_root(), (folder, entry.name), EXAMPLES_LABEL)
     return TextSource(path.read_text(encoding="utf-8"), label=wanted)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for the system
+        return False
 
 
 def _load(source: Source, kind: str | None = None) -> tuple[_Loader, _Doc]:
@@ -1013,7 +1048,7 @@ def load_document(path: ContentPath) -> Document:
     loader, doc = _load(_source(path))
     loader.check_local(doc)
     loader.raise_problems()
-    return doc.model
+    return _file_document(doc)
 
 
 def check_file(path: ContentPath) -> Document:
@@ -1037,7 +1072,14 @@ def check_file(path: ContentPath) -> Document:
     else:
         loader.check_local(doc)
     loader.raise_problems()
-    return doc.model
+    return _file_document(doc)
+
+
+def _file_document(doc: _Doc) -> Document:
+    """The model of a document read from a file (never a log's saved definition)."""
+    model = doc.model
+    assert not isinstance(model, SavedEncounter)
+    return model
 
 
 def load_ruleset(path: ContentPath = "current") -> Ruleset:

@@ -156,6 +156,11 @@ def explain(error: ErrorDetails, allowed: Iterable[str] = ()) -> str:
         }[kind]
         bound = next(iter(ctx.values()), "?")
         return f"expected a number {sign} {bound}, got {describe(value)}"
+    if kind == "too_long":
+        n = ctx.get("max_length", 0)
+        got = ctx.get("actual_length")
+        shown = f", got {got:,}" if isinstance(got, int) else ""
+        return f"expected at most {n:,} items (a content limit){shown}"
     if kind == "too_short":
         n = ctx.get("min_length", 1)
         return f"expected at least {n} item{'s' if n != 1 else ''}, got none"
@@ -211,7 +216,7 @@ def _step(tp: Any, part: str | int) -> Any:
 
 
 def validation_problems(
-    exc: ValidationError, model: type[BaseModel], root: yaml.Node, file: str, kind: str
+    exc: ValidationError, model: type[BaseModel], root: yaml.Node | None, file: str, kind: str
 ) -> list[Problem]:
     """One :class:`Problem` per pydantic error, located in the YAML node tree."""
     problems: list[Problem] = []

@@ -14,6 +14,7 @@ The models are strict (``"6"`` is not an integer) and forbid unknown fields, so 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
@@ -26,6 +27,9 @@ from pydantic import (
     Tag,
 )
 
+from caltrop.content import limits
+from caltrop.content.limits import range_text, within
+from caltrop.core.codec import describe
 from caltrop.dice import parse as parse_dice
 from caltrop.errors import DiceLimitError, DiceSyntaxError
 
@@ -54,12 +58,20 @@ def _reserved(value: str, what: str) -> str:
 
 
 def _word(value: str) -> str:
+    if len(value) > limits.MAX_WORD:
+        raise ValueError(
+            f"expected one word of at most {limits.MAX_WORD} characters, got {len(value):,}"
+        )
     if not WORD_PATTERN.match(value):
         raise ValueError(f"expected one word (letters, digits, '-', '_', no spaces), got {value!r}")
     return value
 
 
 def _creature_id(value: str) -> str:
+    if len(value) > limits.MAX_WORD:
+        raise ValueError(
+            f"expected an id of at most {limits.MAX_WORD} characters, got {len(value):,}"
+        )
     if not ID_PATTERN.match(value):
         raise ValueError(
             f"expected one lowercase word of a-z, 0-9 and '-' (like goblin-2), got {value!r}"
@@ -94,7 +106,72 @@ def _dice(value: str) -> str:
 def _nonblank(value: str) -> str:
     if not value.strip():
         raise ValueError("expected some text, got an empty string")
+    if len(value) > limits.MAX_NAME:
+        raise ValueError(f"expected at most {limits.MAX_NAME} characters, got {len(value):,}")
+    return _printable(value)
+
+
+def _unprintable(ch: str, allowed: str = "") -> bool:
+    """A character that must not reach a terminal: a control character (an escape sequence's
+    ESC, NUL), a format character (a bidi override), a line or paragraph separator, a surrogate
+    or an unassigned code point. Spaces of every width are printable."""
+    if ch in allowed or ch == " ":
+        return False
+    return not ch.isprintable() and unicodedata.category(ch) != "Zs"
+
+
+def _printable(value: str, allowed: str = "") -> str:
+    """Text shown on a screen holds no control character: ``"\x1b[31mOrc"`` would reach the
+    terminal as an escape sequence (issue 10). Rich markup (``[/x]``) is fine: the terminal
+    escapes it."""
+    for i, ch in enumerate(value):
+        if _unprintable(ch, allowed):
+            raise ValueError(
+                f"expected printable text, got the control character U+{ord(ch):04X} at "
+                f"character {i + 1} (names and descriptions hold no escape sequences or "
+                "control characters)"
+            )
     return value
+
+
+def _reference(value: str) -> str:
+    if not value.strip():
+        raise ValueError("expected a file or a name, got an empty string")
+    if len(value) > limits.MAX_REFERENCE:
+        raise ValueError(
+            f"expected at most {limits.MAX_REFERENCE:,} characters, got {len(value):,}"
+        )
+    return _printable(value)
+
+
+def _description(value: str) -> str:
+    if len(value) > limits.MAX_DESCRIPTION:
+        raise ValueError(
+            f"expected at most {limits.MAX_DESCRIPTION:,} characters, got {len(value):,}"
+        )
+    return _printable(value, allowed="\n\t")
+
+
+def _bounded(bounds: tuple[int, int]) -> AfterValidator:
+    """An integer within ``bounds`` (inclusive); a refusal past the top gives the whole range."""
+
+    low, high = bounds
+
+    def check(value: int) -> int:
+        if value < low:
+            raise ValueError(f"expected a number ≥ {low}, got {_number(value)}")
+        if value > high:
+            raise ValueError(
+                f"expected a number ≤ {high}, got {_number(value)} (a content limit: "
+                f"{range_text(bounds)})"
+            )
+        return value
+
+    return AfterValidator(check)
+
+
+def _number(value: int) -> str:
+    return describe(value)  # "a number of 5,000 digits" past 15 digits
 
 
 Word: TypeAlias = Annotated[str, AfterValidator(_word)]
@@ -102,7 +179,20 @@ CreatureId: TypeAlias = Annotated[str, AfterValidator(_creature_id)]
 ActionName: TypeAlias = Annotated[str, AfterValidator(_action_name)]
 DiceText: TypeAlias = Annotated[str, BeforeValidator(_number_to_text), AfterValidator(_dice)]
 Name: TypeAlias = Annotated[str, AfterValidator(_nonblank)]
-NonNegative: TypeAlias = Annotated[int, Field(ge=0)]
+Description: TypeAlias = Annotated[str, AfterValidator(_description)]
+#: A file or creature reference (``include:``, ``creature:``); printed in errors, so printable.
+Reference: TypeAlias = Annotated[str, AfterValidator(_reference)]
+
+Aspect: TypeAlias = Annotated[int, _bounded(limits.ASPECT)]
+Cost: TypeAlias = Annotated[int, _bounded(limits.COST)]
+DC: TypeAlias = Annotated[int, _bounded(limits.DC)]
+FixedPool: TypeAlias = Annotated[int, _bounded(limits.FIXED_POOL)]
+Health: TypeAlias = Annotated[int, _bounded(limits.HEALTH)]
+Evasion: TypeAlias = Annotated[int, _bounded(limits.EVASION)]
+LoadNumber: TypeAlias = Annotated[int, _bounded(limits.LOAD_NUMBER)]
+Stat: TypeAlias = Annotated[int, _bounded(limits.STAT)]
+WeaponAP: TypeAlias = Annotated[int, _bounded(limits.WEAPON_AP)]
+Range: TypeAlias = Annotated[int, _bounded(limits.RANGE)]
 
 
 class _Model(BaseModel):
@@ -111,7 +201,7 @@ class _Model(BaseModel):
 
 class _DocumentHeader(_Model):
     example: bool = False
-    description: str = ""
+    description: Description = ""
 
 
 # -- rulesets ---------------------------------------------------------------------------------
@@ -123,7 +213,7 @@ class RulesetSpec(_Model):
     ``initiative_aspect: Speed`` (R30)."""
 
     name: Word = "custom"
-    description: str = ""
+    description: Description = ""
     economy: Literal["action_load", "action_points"] = "action_load"
     revision: Literal["current", "legacy"] = "current"
     load_reset: Literal["turn", "round"] = "turn"
@@ -133,7 +223,9 @@ class RulesetSpec(_Model):
     off_turn_actions: Literal["any", "reactions"] = "any"  # R32
     multi_weapon_halving: Literal["together", "each"] = "together"  # R38
     min_spacing: float = Field(default=0.5, ge=0, le=100)  # R34, meters
-    conditions: list[Word] = []  # R48: conditions a GM may set besides prone
+    conditions: list[Word] = Field(
+        default=[], max_length=limits.MAX_PER_CREATURE
+    )  # R48: conditions a GM may set besides prone
 
 
 class RulesetDocument(RulesetSpec):
@@ -158,17 +250,17 @@ class WeaponSpec(_Model):
     name: Word
     dice: DiceText
     kind: Literal["melee", "ranged"] = "melee"
-    ap: Annotated[int, Field(ge=1)] | None = None
-    close: NonNegative | None = None
-    far: NonNegative | None = None
-    description: str = ""
+    ap: WeaponAP | None = None
+    close: Range | None = None
+    far: Range | None = None
+    description: Description = ""
 
 
 class WeaponsDocument(_DocumentHeader):
     """``kind: weapons`` — a library of weapons."""
 
     kind: Literal["weapons"]
-    weapons: list[WeaponSpec]
+    weapons: list[WeaponSpec] = Field(max_length=limits.MAX_LIBRARY)
 
 
 # -- actions ----------------------------------------------------------------------------------
@@ -186,17 +278,17 @@ class ActionSpec(_Model):
 
     name: ActionName
     aspect: Word
-    cost: NonNegative
+    cost: Cost
     kind: Literal["attack", "check", "team", "effect"]
-    dc: NonNegative | None = None
+    dc: DC | None = None
     extra: DiceText | None = None
     uses_weapon: bool = False
     weapon_kind: Literal["melee", "ranged"] | None = None
     reaction: bool | None = None
-    fixed_pool: Annotated[int, Field(ge=1)] | None = None
+    fixed_pool: FixedPool | None = None
     grant: GrantSpec | None = None
     source: Word | None = None
-    description: str = ""
+    description: Description = ""
 
 
 class ActionOverride(_Model):
@@ -205,20 +297,20 @@ class ActionOverride(_Model):
     use: ActionName
     name: ActionName | None = None
     aspect: Word | None = None
-    cost: NonNegative | None = None
-    dc: NonNegative | None = None
+    cost: Cost | None = None
+    dc: DC | None = None
     extra: DiceText | None = None
     reaction: bool | None = None
-    fixed_pool: Annotated[int, Field(ge=1)] | None = None
+    fixed_pool: FixedPool | None = None
     source: Word | None = None
-    description: str | None = None
+    description: Description | None = None
 
 
 class ActionsDocument(_DocumentHeader):
     """``kind: actions`` — a library of actions."""
 
     kind: Literal["actions"]
-    actions: list[ActionSpec]
+    actions: list[ActionSpec] = Field(max_length=limits.MAX_LIBRARY)
 
 
 # -- creatures --------------------------------------------------------------------------------
@@ -278,17 +370,17 @@ class CreatureSpec(_Model):
     id: CreatureId
     name: Name
     side: Literal["pc", "npc"]
-    description: str = ""
-    aspects: dict[Word, int] = Field(min_length=1)
-    health: Annotated[int, Field(ge=1)]
-    max_health: Annotated[int, Field(ge=1)] | None = None
-    evasion: NonNegative = 0
-    load_buffer: NonNegative = 0
-    exhaustion: NonNegative = 0
-    stats: dict[Word, int] = Field(default_factory=dict)
-    actions: list[ActionEntry] = Field(default_factory=list)
-    weapons: list[WeaponEntry] = Field(default_factory=list)
-    equipped: list[Word] | None = None
+    description: Description = ""
+    aspects: dict[Word, Aspect] = Field(min_length=1, max_length=limits.MAX_PER_CREATURE)
+    health: Health
+    max_health: Health | None = None
+    evasion: Evasion = 0
+    load_buffer: LoadNumber = 0
+    exhaustion: LoadNumber = 0
+    stats: dict[Word, Stat] = Field(default_factory=dict, max_length=limits.MAX_PER_CREATURE)
+    actions: list[ActionEntry] = Field(default_factory=list, max_length=limits.MAX_PER_CREATURE)
+    weapons: list[WeaponEntry] = Field(default_factory=list, max_length=limits.MAX_PER_CREATURE)
+    equipped: list[Word] | None = Field(default=None, max_length=limits.MAX_PER_CREATURE)
 
 
 class CreatureDocument(CreatureSpec):
@@ -296,7 +388,7 @@ class CreatureDocument(CreatureSpec):
 
     kind: Literal["creature"]
     example: bool = False
-    include: list[str] = Field(default_factory=list)
+    include: list[Reference] = Field(default_factory=list, max_length=limits.MAX_INCLUDES)
 
 
 # -- encounters -------------------------------------------------------------------------------
@@ -315,6 +407,10 @@ def _position(value: Any) -> Any:
             )
         if not isinstance(item, int) or isinstance(item, bool):
             raise ValueError(f"expected a position [x, y] of integers (meters), got {_shown(item)}")
+        if not within(item, limits.COORDINATE):
+            raise ValueError(
+                f"expected coordinates {range_text(limits.COORDINATE)} m (R34), got {_number(item)}"
+            )
     return tuple(value)
 
 
@@ -338,7 +434,7 @@ class ParticipantRef(_Model):
     """A participant taken from a creature file or an included creature, perhaps renamed and
     placed (``position: [x, y]`` in meters overrides the creature's stats ``x`` and ``y``)."""
 
-    creature: Name
+    creature: Reference
     id: CreatureId | None = None
     name: Name | None = None
     position: Position | None = None
@@ -359,7 +455,7 @@ def _participant_tag(value: Any) -> str | None:
 
 
 ParticipantEntry: TypeAlias = Annotated[
-    Annotated[Name, Tag(TAG_NAME)]
+    Annotated[Reference, Tag(TAG_NAME)]
     | Annotated[ParticipantRef, Tag(TAG_REF)]
     | Annotated[ParticipantSpec, Tag(TAG_INLINE)],
     Discriminator(
@@ -376,8 +472,8 @@ ParticipantEntry: TypeAlias = Annotated[
 class PoliciesSpec(_Model):
     """Names of the policies a simulator should use for each side (free text for now)."""
 
-    pc: str | None = None
-    npc: str | None = None
+    pc: Name | None = None
+    npc: Name | None = None
 
 
 def _ruleset_tag(value: Any) -> str | None:
@@ -389,7 +485,7 @@ def _ruleset_tag(value: Any) -> str | None:
 
 
 RulesetEntry: TypeAlias = Annotated[
-    Annotated[Name, Tag(TAG_NAME)] | Annotated[RulesetSpec, Tag(TAG_INLINE)],
+    Annotated[Reference, Tag(TAG_NAME)] | Annotated[RulesetSpec, Tag(TAG_INLINE)],
     Discriminator(
         _ruleset_tag,
         custom_error_type="ruleset_entry",
@@ -407,9 +503,23 @@ class EncounterDocument(_DocumentHeader):
     kind: Literal["encounter"]
     name: Name
     ruleset: RulesetEntry = "current"
-    include: list[str] = Field(default_factory=list)
-    participants: list[ParticipantEntry] = Field(min_length=1)
+    include: list[Reference] = Field(default_factory=list, max_length=limits.MAX_INCLUDES)
+    participants: list[ParticipantEntry] = Field(min_length=1, max_length=limits.MAX_PARTICIPANTS)
     policies: PoliciesSpec | None = None
+
+
+class SavedEncounter(_Model):
+    """The encounter definition a save log's header carries (:mod:`caltrop.content.serialize`):
+    resolved, every participant and reserve (R48) inline, positions in the stats ``x`` and
+    ``y``. Checked with the same schemas, limits and rules as an encounter file."""
+
+    format: str | None = None
+    kind: Literal["encounter"] = "encounter"
+    name: Name
+    description: Description = ""
+    ruleset: RulesetSpec
+    participants: list[CreatureSpec] = Field(min_length=1, max_length=limits.MAX_PARTICIPANTS)
+    reserves: list[CreatureSpec] = Field(default_factory=list, max_length=limits.MAX_RESERVES)
 
 
 Document: TypeAlias = (

@@ -3,16 +3,22 @@
 :func:`encounter_to_dict` writes a fully resolved definition (no includes, no references; dice as
 text such as ``"1d8"``) with a fixed key order, so the same definition always gives the same
 bytes; :func:`encounter_from_dict` reads it back: ``encounter_from_dict(encounter_to_dict(e)) ==
-e``. The reader checks shapes and types only, not the content rules of the YAML loader, so any
-definition the engine was given (even one built in code) can be saved and replayed. The parts
-(rulesets, weapons, actions, creatures) are :mod:`caltrop.core.codec`'s.
+e``. The parts (rulesets, weapons, actions, creatures) are :mod:`caltrop.core.codec`'s.
+
+A log is uploaded by anyone, so the reader does not trust it (issue 10): after the codec's shape
+check the definition is validated exactly as an encounter file is
+(:mod:`caltrop.content.saved`: the same schemas, limits and rules), so a Cost of −1 or an Evasion
+of 10^30 is refused; an unknown ``format`` is refused. A definition built in code that no content
+file could declare cannot be saved and read back. :func:`log_definition` reads a whole log's:
+the header's, and the creature of every ``gm: add`` event (R48) checked the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from caltrop.content.saved import check_saved_creature, check_saved_encounter
 from caltrop.core.codec import (
     Reader,
     action_to_dict,
@@ -59,7 +65,7 @@ def encounter_from_dict(data: Mapping[str, Any]) -> EncounterDef:
     # A log written before reserves existed (R48) has none.
     reserves = tuple(read_creature(c) for c in r.items("reserves")) if "reserves" in r.data else ()
     try:
-        return EncounterDef(
+        encounter = EncounterDef(
             name=r.text("name"),
             ruleset=read_ruleset(ruleset),
             participants=participants,
@@ -70,6 +76,26 @@ def encounter_from_dict(data: Mapping[str, Any]) -> EncounterDef:
         if isinstance(exc, ContentError):
             raise
         r.fail(str(exc), "participants")
+    check_saved_encounter(data)
+    return encounter
+
+
+def log_definition(events: Sequence[Mapping[str, Any]]) -> EncounterDef:
+    """The encounter a log replays: its first event's ``header.definition``, checked as
+    :func:`encounter_from_dict` does, and the creature of every ``gm: add`` event (R48) checked
+    as a creature file is, in the header's economy. Raises ContentError naming what is wrong;
+    hand the result and the events to :meth:`caltrop.encounter.Encounter.replay`."""
+    if not events or not isinstance(events[0], Mapping):
+        raise ContentError("log: the first event is the 'begin' event carrying the encounter")
+    header = events[0].get("header")
+    if not isinstance(header, Mapping) or not isinstance(header.get("definition"), Mapping):
+        raise ContentError("log event 1: the 'begin' event carries no encounter definition")
+    definition = encounter_from_dict(header["definition"])
+    for number, event in enumerate(events[1:], start=2):
+        creature = event.get("creature") if isinstance(event, Mapping) else None
+        if isinstance(creature, Mapping):
+            check_saved_creature(creature, definition.ruleset.economy, f"log event {number}")
+    return definition
 
 
 __all__ = [
@@ -79,6 +105,7 @@ __all__ = [
     "creature_to_dict",
     "encounter_from_dict",
     "encounter_to_dict",
+    "log_definition",
     "ruleset_from_dict",
     "ruleset_to_dict",
     "weapon_to_dict",

@@ -16,7 +16,8 @@ from typing import Any, Protocol
 
 import yaml
 
-from caltrop.content.problems import ContentFileError, Problem, node_line
+from caltrop.content.problems import ContentFileError, Problem
+from caltrop.content.yamlfile import parse_text, read_file_text
 
 
 class Source(Protocol):
@@ -52,19 +53,27 @@ class PathSource:
 
     @property
     def key(self) -> str:
-        return "file:" + str(self.path.resolve())
+        try:
+            return "file:" + str(self.path.resolve())
+        except (OSError, ValueError, RuntimeError):  # a NUL in the name, a symlink loop
+            return "file:" + str(self.path.absolute())
 
     @property
     def stem(self) -> str:
         return self.path.stem
 
     def exists(self) -> bool:
-        return self.path.is_file()
+        try:
+            return self.path.is_file()
+        except (OSError, ValueError):  # a NUL in the name, a name too long
+            return False
 
     def read_text(self) -> str:
-        return self.path.read_text(encoding="utf-8")
+        return read_file_text(self.path, self.name)
 
-    def resolve(self, relative: str) -> PathSource:
+    def resolve(self, relative: str) -> PathSource | None:
+        if not relative or any(not ch.isprintable() for ch in relative):
+            return None  # a NUL or a control character names no file
         return PathSource(Path(os.path.normpath(self.path.parent / relative)))
 
 
@@ -141,80 +150,18 @@ class TextSource:
 def parse_yaml(source: Source) -> tuple[yaml.Node, Any]:
     """Compose and construct one YAML document with the safe loader, keeping the node tree.
 
-    Raises :class:`ContentFileError` for a missing or unreadable file, a syntax error (with its
-    line), an empty file, or a key given twice in one mapping.
+    Raises :class:`ContentFileError` for a missing or unreadable file, a file past a content
+    limit (:mod:`caltrop.content.yamlfile`), a syntax error (with its line), an empty file, or a
+    key given twice in one mapping.
     """
     try:
         text = source.read_text()
     except FileNotFoundError:
         raise ContentFileError([Problem(source.name, 1, "", "no such file")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except ContentFileError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ContentFileError(
             [Problem(source.name, 1, "", f"cannot read the file: {exc}")]
         ) from None
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            raise ContentFileError(
-                [Problem(source.name, 1, "", "the file is empty; expected a mapping with 'kind:'")]
-            )
-        duplicates = _duplicate_keys(node)
-        if duplicates:
-            raise ContentFileError([Problem(source.name, *d) for d in duplicates])
-        data = loader.construct_document(node)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = int(mark.line) + 1 if mark is not None else 1
-        what = exc.problem or "invalid YAML"
-        context = ""
-        if exc.context:
-            started = exc.context_mark
-            since = (
-                f" that starts on line {int(started.line) + 1}"
-                if started is not None and started.line != (mark.line if mark else None)
-                else ""
-            )
-            context = f" ({exc.context}{since})"
-        column = f" at column {int(mark.column) + 1}" if mark is not None else ""
-        raise ContentFileError(
-            [Problem(source.name, line, "", f"YAML syntax error{column}: {what}{context}")]
-        ) from None
-    except yaml.YAMLError as exc:
-        raise ContentFileError([Problem(source.name, 1, "", f"YAML error: {exc}")]) from None
-    finally:
-        loader.dispose()
-    return node, data
-
-
-def _duplicate_keys(root: yaml.Node) -> list[tuple[int, str, str]]:
-    found: list[tuple[int, str, str]] = []
-    seen_nodes: set[int] = set()
-
-    def walk(node: yaml.Node, path: str) -> None:
-        if id(node) in seen_nodes:
-            return
-        seen_nodes.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            first: dict[str, int] = {}
-            for key, value in node.value:
-                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
-                    continue
-                child = f"{path}.{key.value}" if path else str(key.value)
-                if key.value in first:
-                    found.append(
-                        (
-                            node_line(key),
-                            child,
-                            f"duplicate key {key.value!r} (first given on line {first[key.value]})",
-                        )
-                    )
-                else:
-                    first[key.value] = node_line(key)
-                walk(value, child)
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                walk(item, f"{path}[{i + 1}]")
-
-    walk(root, "")
-    return found
+    return parse_text(text, source.name)

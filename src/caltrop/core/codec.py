@@ -11,7 +11,8 @@ its log this way (R48), and :mod:`caltrop.content.serialize` builds whole encoun
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NoReturn, TypeVar
+from dataclasses import dataclass
+from typing import Any, NoReturn, TypeGuard, TypeVar
 
 from caltrop.core.model import (
     MIN_SPACING,
@@ -49,9 +50,19 @@ def describe(value: Any) -> str:
         return "a list"
     if isinstance(value, str):
         return repr(value)
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"a number of {_digits(value):,} digits"
     if isinstance(value, int | float):
         return str(value)
     return f"{type(value).__name__} {value!r}"
+
+
+def _digits(value: int) -> int:
+    """The decimal digits of ``value``, without ``str()`` (which refuses past 4,300 digits)."""
+    bits = abs(value).bit_length()
+    if bits < 10_000:
+        return len(str(abs(value)))
+    return int(bits * 0.30102999566398120) + 1  # log10(2): exact to a digit
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -275,17 +286,13 @@ def _action(r: Reader) -> ActionDef:
         dc=r.opt_integer("dc"),
         extra=r.dice("extra", required=False),
         uses_weapon=r.flag("uses_weapon"),
-        weapon_kind=_weapon_kind(r.opt_text("weapon_kind")),
+        weapon_kind=r.enum("weapon_kind", WeaponKind) if r.opt_text("weapon_kind") else None,
         reaction=r.flag("reaction"),
         fixed_pool=r.opt_integer("fixed_pool"),
         grant=grant,
         source=r.opt_text("source"),
         description=r.text("description", required=False),
     )
-
-
-def _weapon_kind(text: str | None) -> WeaponKind | None:
-    return None if text is None else WeaponKind(text)
 
 
 def _weapon(r: Reader) -> Weapon:
@@ -321,3 +328,138 @@ def read_creature(r: Reader) -> CreatureDef:
 
 def creature_from_dict(data: Mapping[str, Any]) -> CreatureDef:
     return read_creature(Reader(data, "creature"))
+
+
+# -- log events ----------------------------------------------------------------------------------
+
+#: The largest seed a log may give: 128 bits, the entropy a fresh ``SeedSequence`` draws.
+MAX_SEED = 2**128 - 1
+#: The longest command text an event may hold (``gm: order`` of 200 ids is ~8,000 characters).
+MAX_COMMAND_CHARS = 10_000
+#: The most faces a roll record may list: the dice limit of one expression.
+MAX_FACES = 1000
+
+_BEGIN_KEYS = frozenset({"event", "format", "seed", "encounter", "header"})
+_COMMAND_KEYS = frozenset({"event", "n", "command", "roll", "creature"})
+_ROLL_REQUIRED: dict[str, type] = {"roller": str, "expression": str, "faces": list, "total": int}
+_ROLL_OPTIONAL: dict[str, type] = {
+    "damage": int,
+    "target": str,
+    "success": bool,
+    "downed": bool,
+    "note": str,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BeginEvent:
+    """A log's first event, checked: its seed and the header it carries (or None)."""
+
+    seed: int
+    header: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class CommandEvent:
+    """A ``command`` event, checked: its number, its text, its roll record and the creature a
+    ``gm: add`` carries (R48), each None when the event has none."""
+
+    n: int
+    command: str
+    roll: Mapping[str, Any] | None
+    creature: Mapping[str, Any] | None
+
+
+def read_begin_event(event: Any, log_format: str) -> BeginEvent:
+    """The first event of a log, every field checked: ``event: begin``, ``format`` (when given)
+    ``log_format``, an integer ``seed`` from 0 to :data:`MAX_SEED`, a text ``encounter`` and a
+    mapping ``header``; no other field. Raises ContentError saying what is wrong."""
+    if not isinstance(event, Mapping):
+        raise ContentError(f"a log starts with its 'begin' event, not {describe(event)}")
+    if event.get("event") != "begin":
+        raise ContentError("a log starts with its 'begin' event")
+    _only(event, _BEGIN_KEYS, "the 'begin' event")
+    fmt = event.get("format", log_format)
+    if fmt != log_format:
+        raise ContentError(f"unknown log format {describe(fmt)}; this Caltrop reads {log_format!r}")
+    seed = event.get("seed")
+    if not _is_int(seed):
+        raise ContentError(f"the seed is a whole number, not {describe(seed)}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ContentError("the seed is a whole number from 0 to 2^128 - 1")
+    if "encounter" in event and not isinstance(event["encounter"], str):
+        raise ContentError(
+            f"'encounter' is the encounter's name, not {describe(event['encounter'])}"
+        )
+    header = event.get("header")
+    if header is not None and not isinstance(header, Mapping):
+        raise ContentError(f"'header' is a mapping, not {describe(header)}")
+    return BeginEvent(seed, header)
+
+
+def read_command_event(event: Any, n: int) -> CommandEvent:
+    """The ``n``-th command event of a log (counted from 1), every field checked: ``event:
+    command``, ``n`` equal to its place, a ``command`` text of at most
+    :data:`MAX_COMMAND_CHARS`, an optional ``roll`` record of the shape a roll is logged in and
+    an optional ``creature`` mapping; no other field. Raises ContentError saying what is wrong."""
+    if not isinstance(event, Mapping):
+        raise ContentError(f"an event is a mapping, not {describe(event)}")
+    if event.get("event") != "command":
+        raise ContentError(f"unknown event {describe(event.get('event'))}")
+    _only(event, _COMMAND_KEYS, "a command event")
+    number = event.get("n")
+    if not _is_int(number):
+        raise ContentError(f"'n' is the command's number, not {describe(number)}")
+    if number != n:
+        raise ContentError(f"'n' is {_short(number)}, but this is command {n}")
+    command = event.get("command")
+    if not isinstance(command, str):
+        raise ContentError(f"'command' is the command's text, not {describe(command)}")
+    if not command.strip() or len(command) > MAX_COMMAND_CHARS:
+        raise ContentError(
+            f"'command' is a command of 1 to {MAX_COMMAND_CHARS:,} characters, not {len(command):,}"
+        )
+    roll = event.get("roll")
+    if "roll" in event:
+        check_roll_record(roll)
+    creature = event.get("creature")
+    if "creature" in event and not isinstance(creature, Mapping):
+        raise ContentError(f"'creature' is a stat block, not {describe(creature)}")
+    return CommandEvent(number, command, roll, creature)
+
+
+def check_roll_record(record: Any) -> None:
+    """A roll record as :func:`caltrop.economy.outcome.outcome_json` writes it: ``roller``,
+    ``expression``, ``faces`` (at most :data:`MAX_FACES` integers) and ``total``, and perhaps
+    ``damage``, ``target``, ``success``, ``downed`` and ``note``, each of its type."""
+    if not isinstance(record, Mapping):
+        raise ContentError(f"'roll' is a roll record, not {describe(record)}")
+    _only(record, frozenset({*_ROLL_REQUIRED, *_ROLL_OPTIONAL}), "a roll record")
+    for key, kind in (*_ROLL_REQUIRED.items(), *_ROLL_OPTIONAL.items()):
+        if key not in record:
+            if key in _ROLL_REQUIRED:
+                raise ContentError(f"the roll record has no {key!r}")
+            continue
+        value = record[key]
+        ok = _is_int(value) if kind is int else isinstance(value, kind)
+        if not ok:
+            raise ContentError(
+                f"the roll record's {key!r} is not {kind.__name__}: {describe(value)}"
+            )
+    faces = record["faces"]
+    if len(faces) > MAX_FACES or not all(_is_int(f) for f in faces):
+        raise ContentError(f"the roll record's 'faces' are at most {MAX_FACES} whole numbers")
+
+
+def _only(data: Mapping[str, Any], keys: frozenset[str], what: str) -> None:
+    unknown = sorted(str(k)[:40] for k in data if k not in keys)
+    if unknown:
+        raise ContentError(f"{what} has no field {unknown[0]!r}; it has: {', '.join(sorted(keys))}")
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value: int) -> str:
+    return describe(value)

@@ -432,38 +432,56 @@ class Encounter:
     def replay(
         cls, definition: EncounterDef, events: Sequence[Mapping[str, Any]], *, verify: bool = True
     ) -> Encounter:
-        """Rebuild an encounter from its log; with ``verify``, recorded dice must match the replay."""
-        if not events or events[0].get("event") != "begin":
-            raise InvalidActionError("a log starts with its 'begin' event")
-        first = events[0]
-        header = first.get("header")
-        encounter = cls.begin(
-            definition, int(first["seed"]), header=header if isinstance(header, Mapping) else None
-        )
+        """Rebuild an encounter from its log; with ``verify``, recorded dice must match the replay.
+
+        Every field of every event is checked first (:func:`~caltrop.core.codec.read_begin_event`,
+        :func:`~caltrop.core.codec.read_command_event`): the format, the seed, each command's
+        ``n`` equal to its place, its text, the shape of its roll record. With ``verify`` a
+        command that rolled dice must have its roll record (one deleted is refused, not replayed
+        unchecked). Refusals are :class:`InvalidActionError` naming the event.
+        """
+        from caltrop.core.codec import read_begin_event, read_command_event
         from caltrop.core.commands import parse_command
 
-        for line_no, event in enumerate(events[1:], start=2):
-            if event.get("event") != "command":
-                raise InvalidActionError(
-                    f"log event {line_no}: unknown event {event.get('event')!r}"
-                )
-            command = parse_command(str(event["command"]))
-            if isinstance(command, AddCreature) and isinstance(event.get("creature"), Mapping):
-                try:
-                    added = creature_from_dict(event["creature"])
-                except CaltropError as exc:
-                    raise InvalidActionError(f"log event {line_no}: {exc}") from exc
-                command = dataclasses.replace(command, creature=added)
+        def brief(record: Mapping[str, Any] | None) -> str:
+            """A roll record in a refusal, cut to 200 characters (its faces may be many)."""
+            text = str(record)
+            return text if len(text) <= 200 else text[:199] + "…"
+
+        if not events:
+            raise InvalidActionError("a log starts with its 'begin' event")
+        try:
+            first = read_begin_event(events[0], LOG_FORMAT)
+        except CaltropError as exc:
+            raise InvalidActionError(f"log event 1: {exc}") from exc
+        encounter = cls.begin(definition, first.seed, header=first.header)
+        for line_no, raw in enumerate(events[1:], start=2):
+            try:
+                event = read_command_event(raw, line_no - 1)
+                command = parse_command(event.command)
+                if isinstance(command, AddCreature) and event.creature is not None:
+                    command = dataclasses.replace(
+                        command, creature=creature_from_dict(event.creature)
+                    )
+            except CaltropError as exc:
+                raise InvalidActionError(f"log event {line_no}: {exc}") from exc
             try:
                 outcome = encounter.apply(command)
             except CaltropError as exc:
                 raise InvalidActionError(f"log event {line_no}: {command}: {exc}") from exc
-            recorded = event.get("roll")
-            if verify and recorded is not None:
+            if not verify:
+                continue
+            if event.roll is None and outcome is not None:
+                raise InvalidActionError(
+                    f"log event {line_no}: {command} rolled dice, but the event has no roll "
+                    "record to check them against"
+                )
+            if event.roll is not None:
                 got = outcome_json(outcome) if outcome is not None else None
-                if got != recorded:
+                if got != event.roll:
                     raise InvalidActionError(
-                        f"log event {line_no}: recorded roll {recorded} differs from replay {got}"
+                        f"log event {line_no}: recorded roll {brief(event.roll)} differs from "
+                        f"replay {brief(got)}"
                     )
         return encounter
 
