@@ -53,7 +53,7 @@ def test_every_bundled_policy_that_can_play() -> None:
     names = playable_policies(load_encounter("orc-bridge"), variants)
     assert {"tactical", "attack-weakest", "random", FAST} <= set(names)
     # the fast path refuses initiative by check: not offered there
-    checked = parse_variant("initiative=check")
+    checked = parse_variant("initiative=check,initiative_aspect=Finesse")
     assert FAST not in playable_policies(load_encounter("orc-bridge"), [checked])
 
 
