@@ -126,7 +126,15 @@ def test_fast_plays_an_action_point_encounter() -> None:
 
 
 def test_fast_names_the_variant_it_cannot_play() -> None:
-    result = run("sim", "goblin-ambush", "--fast", "--variant", "chk:initiative=check,initiative_aspect=Finesse", "--n", "5")
+    result = run(
+        "sim",
+        "goblin-ambush",
+        "--fast",
+        "--variant",
+        "chk:initiative=check,initiative_aspect=Finesse",
+        "--n",
+        "5",
+    )
     assert result.exit_code == 2
     assert "variant chk:" in result.stderr
     assert "initiative" in result.stderr
