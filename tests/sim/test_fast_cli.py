@@ -24,7 +24,8 @@ def sim_args(n: int, seed: int) -> list[str]:
     args = ["sim", "goblin-ambush", "--fast"]
     for v in VARIANTS:
         args += ["--variant", v]
-    return [*args, "--n", str(n), "--seed", str(seed)]
+    # the comparison under the engine's tactics is test_across.py's: only the fast path here
+    return [*args, "--n", str(n), "--seed", str(seed), "--policies", "fast"]
 
 
 # -- the command ----------------------------------------------------------------------------------
@@ -78,7 +79,7 @@ def test_sim_fast_json_does_not_depend_on_workers() -> None:
 def test_sim_fast_text_and_report(tmp_path: Path) -> None:
     result = run(*sim_args(500, 3), "--report", str(tmp_path))
     assert result.exit_code == 0, result.output
-    assert "policies pc=fast npc=fast" in result.stdout
+    assert "tactic: the fast path's (attack the weakest, hinder to save an ally)" in result.stdout
     assert "Win rate (Wilson 95%)" in result.stdout
     assert "Paired differences" in result.stdout
     assert (tmp_path / "report.md").stat().st_size > 0
@@ -111,7 +112,7 @@ def test_sweep_fast_points_are_the_library_s() -> None:
             assert point["win_rate"][side]["p"] == lib.win_rate(side)
         rates.append(lib.win_rate("pc"))
     assert len(set(rates)) > 1  # the parameter reached the fast path
-    assert data["best"]["value"] == data["points"][int(np.argmax(rates))]["value"]
+    assert "best" not in data
 
 
 def test_fast_plays_an_action_point_encounter() -> None:

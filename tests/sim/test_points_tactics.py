@@ -389,3 +389,14 @@ def test_book_prefers_range_for_shooters() -> None:
         zip((c.id for c in definition.participants), book(definition).shooter, strict=True)
     )
     assert [k for k, v in shooter.items() if v] == ["maren", "kestrel", "bandit-archer"]
+
+
+def test_the_point_tactics_do_not_import_the_tactical_policy() -> None:
+    """Issue 13's debt: sim/tactics.py and sim/points_tactics.py imported each other; what they
+    share (PointsKnobs, TacticsHost) lives in caltrop.sim.knobs."""
+    import subprocess
+    import sys
+
+    code = "import sys, caltrop.sim.points_tactics; print('caltrop.sim.tactics' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

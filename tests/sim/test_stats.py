@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -136,3 +137,30 @@ def test_mean_interval() -> None:
     assert iv.estimate == 3.0
     assert iv.lo < 3.0 < iv.hi
     assert mean_interval([5.0]).lo == 5.0
+
+
+def _point(value: str, p: float, half: float) -> dict[str, Any]:
+    rate = {"p": p, "lo": p - half, "hi": p + half}
+    return {"value": value, "win_rate": {"pc": rate}}
+
+
+def test_the_crossing_is_interpolated_with_the_band_s_interval() -> None:
+    """A sweep whose PC win rate goes 30% → 70% between 2 and 4 (bands ±10 pp) crosses 50%
+    at 3; the band holds 50% from where its upper edge (p + 0.1) passes 0.5 to where its lower
+    edge does: 2.5 to 3.5."""
+    from caltrop.sim.summary import crossing
+
+    points = [_point("2", 0.3, 0.1), _point("4", 0.7, 0.1)]
+    c = crossing(points, side="pc", target=0.5)
+    assert c["value"] == pytest.approx(3.0)
+    assert (c["lo"], c["hi"]) == (pytest.approx(2.5), pytest.approx(3.5))
+    wide = crossing([_point("2", 0.3, 0.3), _point("4", 0.7, 0.3)], side="pc", target=0.5)
+    assert (wide["lo"], wide["hi"]) == (None, None)  # the band reaches past the values swept
+    falling = crossing([_point("1", 0.9, 0.05), _point("3", 0.6, 0.05), _point("5", 0.2, 0.05)],
+                       side="pc", target=0.5)  # fmt: skip
+    assert falling["value"] == pytest.approx(3.5)
+    none = crossing([_point("1", 0.9, 0.05), _point("2", 0.8, 0.05)], side="pc", target=0.5)
+    assert none["value"] is None
+    assert "above 0.5 at every value" in none["why"]
+    text = crossing([_point("a", 0.1, 0.1), _point("b", 0.9, 0.1)], side="pc", target=0.5)
+    assert "not increasing numbers" in text["why"]

@@ -112,12 +112,14 @@ FastOpt = Annotated[
     ),
 ]
 MaxRoundsOpt = Annotated[
-    int,
+    int | None,
     typer.Option(
         "--max-rounds",
         min=1,
         max=MAX_ROUNDS,
-        help="Stop a fight after this many rounds (a draw).",
+        help="Stop a fight after this many rounds (a draw). Default: 100 when sampling; no cap "
+        "for --exact.",
+        show_default=False,
     ),
 ]
 
@@ -262,8 +264,19 @@ def sim(
     max_states: Annotated[
         int, typer.Option("--max-states", min=1, max=MAX_STATES, help="State cap of --exact.")
     ] = 100_000,
-    max_rounds: MaxRoundsOpt = 100,
+    max_rounds: MaxRoundsOpt = None,
     fast: FastOpt = False,
+    tactics: Annotated[
+        str | None,
+        typer.Option(
+            "--policies",
+            metavar="A,B,…",
+            help="With two or more variants, the tactics to compare their effect under (both "
+            "sides; 'fast' is the fast path's tactic; 'search' the strong player, about a "
+            "second per encounter; 'none' for none). Default: every bundled policy that can "
+            "play the encounter, except search.",
+        ),
+    ] = None,
     report: ReportOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -289,11 +302,27 @@ def sim(
                 seed=run_seed,
                 workers=workers,
                 dask=cluster,
-                max_rounds=max_rounds,
+                max_rounds=_sampled_rounds(max_rounds),
                 as_json=as_json,
                 fast=fast,
             )
         summary = summarise(result)
+        if fast:
+            from caltrop.sim.across import fast_tactic
+
+            summary["fast_tactic"] = fast_tactic(definition)
+        if len(variants) > 1 and (tactics or "").strip() != "none":
+            summary["across_tactics"] = _across(
+                definition,
+                variants,
+                result,
+                tactics,
+                n=n,
+                seed=run_seed,
+                workers=workers,
+                max_rounds=_sampled_rounds(max_rounds),
+                quiet=as_json,
+            )
         if exact:
             _add_exact(summary, result, max_states=max_states, max_rounds=max_rounds, quiet=as_json)
     except CaltropError as exc:
@@ -301,13 +330,83 @@ def sim(
     _emit(summary, as_json=as_json, show=_print_sim, report=report, kind="sim")
 
 
+#: With --fast the engine's tactics play this many encounters per variant at most.
+ACROSS_ENGINE_N = 2000
+
+
+def _across(
+    definition: EncounterDef,
+    variants: list[Variant],
+    result: SimResult,
+    tactics: str | None,
+    *,
+    n: int,
+    seed: int,
+    workers: int | None,
+    max_rounds: int,
+    quiet: bool,
+) -> dict[str, Any]:
+    """The variants' effect under every tactic (or those of --policies), the main run reused
+    for its own tactic; with --fast the engine's tactics play at most ACROSS_ENGINE_N each."""
+    from caltrop.sim.across import FAST, across_tactics, playable_policies
+
+    wanted = [t.strip() for t in tactics.split(",") if t.strip()] if tactics else None
+    names = playable_policies(definition, variants, wanted)
+    main = result.policies["pc"] if result.policies["pc"] == result.policies["npc"] else None
+    done = {main: result} if main is not None else {}
+    out: dict[str, Any] = {"policies": names, "rows": [], "verdicts": []}
+    engine_n = min(n, ACROSS_ENGINE_N) if main == FAST else n
+    todo = sum(engine_n if p != FAST else n for p in names if p not in done) * len(variants)
+    with _progress(todo, "tactics", quiet) as advance:
+        for name in names:
+            part = across_tactics(
+                definition,
+                variants,
+                [name],
+                n=n if name == FAST else engine_n,
+                seed=seed,
+                workers=_workers(workers),
+                max_rounds=max_rounds,
+                progress=advance,
+                done=done,
+            )
+            out["rows"] += [{**r, "n": part["n"] if name not in done else n} for r in part["rows"]]
+            if "fast_tactic" in part:
+                out["fast_tactic"] = part["fast_tactic"]
+    from caltrop.sim.across import verdicts
+
+    out["verdicts"] = verdicts(out["rows"])
+    return out
+
+
+def _sampled_rounds(max_rounds: int | None) -> int:
+    from caltrop.sim.runner import DEFAULT_MAX_ROUNDS
+
+    return DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds
+
+
 def _add_exact(
-    summary: dict[str, Any], result: Any, *, max_states: int, max_rounds: int, quiet: bool
+    summary: dict[str, Any],
+    result: Any,
+    *,
+    max_states: int,
+    max_rounds: int | None,
+    quiet: bool,
 ) -> None:
-    from caltrop.sim.exact import solve
+    """The exact answer of every variant (no round cap unless --max-rounds is given): refused
+    from its size estimate within seconds, else a bar up to --max-states while it explores."""
+    from caltrop.sim.exact import Estimate, solve
+
+    console = Console(stderr=True)
+
+    def tell(estimate: Estimate) -> None:
+        if not quiet and estimate.states:
+            console.print(
+                f"exact: about {estimate.states:,} chance states (estimate), cap {max_states:,}",
+                style="dim",
+            )
 
     for entry, run in zip(summary["variants"], result.runs, strict=True):
-        # a bar up to the state cap: a fight too large to solve shows it long before it is refused
         with _progress(max_states, f"exact: {run.name}, states", quiet) as advance:
             exact = solve(
                 run.definition,
@@ -315,6 +414,7 @@ def _add_exact(
                 max_states=max_states,
                 max_rounds=max_rounds,
                 progress=advance,
+                estimated=tell,
             )
         entry["exact"] = exact.as_dict()
         entry["exact"]["within_interval"] = {
@@ -323,6 +423,51 @@ def _add_exact(
             <= entry["win_rate"][side]["hi"]
             for side in ("pc", "npc")
         }
+
+
+def _tactics_text(summary: Mapping[str, Any]) -> str:
+    """The tactics of a run in words; the fast path names its one tactic (issue 13)."""
+    pc, npc = summary["policies"]["pc"], summary["policies"]["npc"]
+    if summary.get("engine") == "fast":
+        return f"tactic: the fast path's ({summary.get('fast_tactic', 'one fixed tactic')})"
+    return f"policies pc={pc} npc={npc}"
+
+
+def _print_across(console: Console, across: Mapping[str, Any]) -> None:
+    from caltrop.sim.report import diff_text
+
+    table = Table(
+        title="The same comparison under each tactic: PC win rate, b − a (paired, 95%)",
+        title_justify="left",
+    )
+    pairs = list(dict.fromkeys((r["a"], r["b"]) for r in across["rows"]))
+    table.add_column("tactic (both sides)", justify="left")
+    table.add_column("n", justify="right")
+    for _a, b in pairs:
+        table.add_column(b, justify="right")
+    for policy in across["policies"]:
+        mine = {(r["a"], r["b"]): r for r in across["rows"] if r["policy"] == policy}
+        if not mine:
+            continue
+        n = next(iter(mine.values()))["n"]
+        table.add_row(policy, f"{n:,}", *(diff_text(mine[p]) if p in mine else "" for p in pairs))
+    console.print(table)
+    if "fast_tactic" in across:
+        console.print(f"fast = the fast path's tactic: {across['fast_tactic']}", style="dim")
+    for v in across["verdicts"]:
+        style = "bold yellow" if v["kind"] in ("sign", "significance") else None
+        console.print(v["text"][0].upper() + v["text"][1:] + ".", style=style, soft_wrap=True)
+
+
+def _exact_line(name: str, exact: dict[str, Any]) -> str:
+    cap = exact["max_rounds"]
+    rounds = "no round cap" if cap is None else f"draw after {cap} rounds"
+    endless = f", never ends {exact['endless']:.5f}" if exact["endless"] else ""
+    return (
+        f"exact, {name}: P(PC wins) = {exact['win_rate']['pc']['p']:.5f}, P(NPC wins) = "
+        f"{exact['win_rate']['npc']['p']:.5f}{endless}, mean rounds {exact['rounds_mean']:.3f} "
+        f"({rounds}; {exact['states']:,} states solved in {exact['seconds']:.1f} s)"
+    )
 
 
 def _pct(p: float) -> str:
@@ -346,7 +491,7 @@ def _print_sim(summary: dict[str, Any]) -> None:
     console = _console()
     console.print(
         f"{summary['encounter']}: {summary['n']:,} encounters per variant, seed {summary['seed']}, "
-        f"policies pc={summary['policies']['pc']} npc={summary['policies']['npc']}",
+        f"{_tactics_text(summary)}",
         soft_wrap=True,
     )
     table = Table(title="Win rate (Wilson 95%) and fight length", title_justify="left")
@@ -366,9 +511,12 @@ def _print_sim(summary: dict[str, Any]) -> None:
             f"{v['rounds']['p90']:g}",
         ]
         if has_exact:
-            row.append(f"{100 * v['exact']['win_rate']['pc']['p']:.2f}%")
+            row.append(f"{100 * v['exact']['win_rate']['pc']['p']:.3f}%")
         table.add_row(*row)
     console.print(table)
+    for v in summary["variants"]:
+        if "exact" in v:
+            console.print(_exact_line(v["name"], v["exact"]), soft_wrap=True)
     side_table = Table(title="Per side, per encounter", title_justify="left")
     for c in (
         "variant",
@@ -392,6 +540,8 @@ def _print_sim(summary: dict[str, Any]) -> None:
             measure = f"{d['side']} win rate" if d["measure"] == "win_rate" else "mean rounds"
             diffs.add_row(d["a"], d["b"], measure, diff_text(d))
         console.print(diffs)
+    if "across_tactics" in summary:
+        _print_across(console, summary["across_tactics"])
     timeouts = sum(v["timeouts"] for v in summary["variants"])
     if timeouts:
         console.print(
@@ -422,7 +572,7 @@ def sweep(
     dask: DaskOpt = None,
     policy: PolicyOpt = None,
     side: Annotated[
-        str, typer.Option("--side", help="Whose win rate names the best value: pc or npc.")
+        str, typer.Option("--side", help="Whose win rate --target is about: pc or npc.")
     ] = "pc",
     target: Annotated[
         float | None,
@@ -430,11 +580,11 @@ def sweep(
             "--target",
             min=0.0,
             max=1.0,
-            help="Best = the value whose win rate is closest to this (e.g. 0.5 for a fair "
-            "fight); default: the highest win rate.",
+            help="Find where the win rate crosses this (e.g. 0.5 for a fair fight): the "
+            "parameter value, interpolated, with an interval.",
         ),
     ] = None,
-    max_rounds: MaxRoundsOpt = 100,
+    max_rounds: MaxRoundsOpt = None,
     fast: FastOpt = False,
     report: ReportOpt = None,
     as_json: JsonOpt = False,
@@ -470,11 +620,15 @@ def sweep(
                 seed=run_seed,
                 workers=workers,
                 dask=cluster,
-                max_rounds=max_rounds,
+                max_rounds=_sampled_rounds(max_rounds),
                 as_json=as_json,
                 fast=fast,
             )
         summary = {**sweep_summary(result, key, values, side=side, target=target), **result.extra}
+        if fast:
+            from caltrop.sim.across import fast_tactic
+
+            summary["fast_tactic"] = fast_tactic(definition)
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sweep, report=report, kind="sweep")
@@ -599,13 +753,12 @@ def _emit(
 
 
 def _print_sweep(summary: dict[str, Any]) -> None:
-    from caltrop.sim.report import best_text
+    from caltrop.sim.report import crossing_text
 
     console = _console()
     console.print(
         f"{summary['encounter']}: sweep of {summary['param']}, {summary['n']:,} encounters per "
-        f"value, seed {summary['seed']}, policies pc={summary['policies']['pc']} "
-        f"npc={summary['policies']['npc']}",
+        f"value, seed {summary['seed']}, {_tactics_text(summary)}",
         soft_wrap=True,
     )
     table = Table(title="Win rate (Wilson 95%) per value", title_justify="left")
@@ -620,7 +773,8 @@ def _print_sweep(summary: dict[str, Any]) -> None:
             f"{p['rounds']['p90']:g}",
         )
     console.print(table)
-    console.print(f"Best value ({summary['best']['objective']}): " + best_text(summary["best"]))
+    if "crossing" in summary:
+        console.print(crossing_text(summary["param"], summary["crossing"]), soft_wrap=True)
 
 
 __all__ = ["sim", "sweep"]

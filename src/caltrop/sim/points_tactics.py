@@ -69,7 +69,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -83,9 +83,7 @@ from caltrop.economy.action_points import PointsState, points, stat
 from caltrop.economy.base import Resources
 from caltrop.economy.points_actions import ADJACENT, UNARMED, PointsRules, melee_parts
 from caltrop.encounter import Encounter
-
-if TYPE_CHECKING:
-    from caltrop.sim.tactics import TacticalPolicy
+from caltrop.sim.knobs import PointsKnobs, TacticsHost
 
 Pmf = npt.NDArray[np.float64]
 
@@ -96,29 +94,6 @@ MAX_AIMS = 3
 #: The AP of movement a shooter considers before shooting (per direction).
 MAX_SHOOTER_STEPS = 4
 _EPS = 1e-9
-
-
-@dataclass(frozen=True, slots=True)
-class PointsKnobs:
-    """The weights of the Action Point tactics (see the module docs)."""
-
-    safety: float = 0.5
-    hold: float = 0.5
-    equip: float = 0.5
-    #: weight of cover's effect on the attacker's next turn (when it stays adjacent)
-    cover_future: float = 0.5
-    #: least drop in the defender's loss (≈ expected damage) a Defense Assist must make
-    assist_gain: float = 0.5
-    #: least harm an attack plan must do to count as an attack
-    min_harm: float = 1e-3
-    #: a stand-off is broken: after this many rounds the ``safety`` weight halves every
-    #: ``patience_halflife`` rounds, so a kiter that cannot be caught (nor hurt its chaser through
-    #: Take Cover) commits to the fight instead of running for ever
-    patience: int = 12
-    patience_halflife: float = 4.0
-    #: take cover from melee attacks too (the engine allows it; a GM seldom would: a blade at
-    #: arm's length is not a shot one can duck behind a wall from)
-    cover_from_melee: bool = False
 
 
 # -- exact damage after the defender's best choice ------------------------------------------------
@@ -1132,7 +1107,7 @@ def _pass_or_first(enc: Encounter, cid: str) -> Command:
     return next(iter(enc.legal_actions(cid)))
 
 
-def points_tactics(policy: TacticalPolicy, encounter: Encounter, i: int) -> Command:
+def points_tactics(policy: TacticsHost, encounter: Encounter, i: int) -> Command:
     """The tactical policy's choice in an Action Point encounter (registered with
     :func:`caltrop.sim.tactics.register_tactics`)."""
     planner = Planner(encounter, policy.points_knobs)

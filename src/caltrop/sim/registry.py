@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from caltrop.core.model import Economy
 from caltrop.errors import CaltropError
 from caltrop.sim.points_tactics import AttackWeakestPointsPolicy
 from caltrop.sim.policies import Policy, RandomPolicy
@@ -30,6 +31,9 @@ class PolicyEntry:
     #: the same state always gets the same choice (the exact solver needs this)
     deterministic: bool
     description: str
+    #: the economies in which it reads the round number (the exact solver then keeps the
+    #: round in its state key and needs a round cap)
+    reads_round_in: frozenset[Economy] = frozenset()
 
 
 _REGISTRY: dict[str, PolicyEntry] = {}
@@ -43,9 +47,10 @@ def register_policy(
     deterministic: bool,
     description: str = "",
     aliases: tuple[str, ...] = (),
+    reads_round_in: frozenset[Economy] = frozenset(),
 ) -> None:
     """Make a policy available by ``name`` (and ``aliases``)."""
-    _REGISTRY[name] = PolicyEntry(name, factory, deterministic, description)
+    _REGISTRY[name] = PolicyEntry(name, factory, deterministic, description, reads_round_in)
     for alias in aliases:
         _ALIASES[alias] = name
 
@@ -95,4 +100,23 @@ register_policy(
     ),
     # the bundled example encounters name "greedy": the tactics' one-step greedy choices
     aliases=("greedy",),
+    # its Action Point tactics lose patience with safety after 12 rounds (PointsKnobs.patience)
+    reads_round_in=frozenset({Economy.ACTION_POINTS}),
+)
+
+
+def _search(rng: np.random.Generator) -> Policy:
+    from caltrop.sim.search import SearchPolicy
+
+    return SearchPolicy(rng)
+
+
+register_policy(
+    "search",
+    _search,
+    deterministic=False,
+    description=(
+        "the strong player: tries each legal command and plays the fight out several times "
+        "under tactical on its own dice, taking the command that wins most (caltrop.sim.search)"
+    ),
 )

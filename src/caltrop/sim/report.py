@@ -63,30 +63,92 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 # -- caltrop sim -----------------------------------------------------------------------------------
 
 
-def win_rate_figure(summary: Mapping[str, Any]) -> Figure:
-    variants = summary["variants"]
-    fig = _figure(max(6.0, 1.6 * len(variants) + 2), 4.5)
+def difference_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The PC win-rate differences to chart: under every tactic if the run compared them, else
+    the run's own."""
+    across = summary.get("across_tactics")
+    if across and across["rows"]:
+        return list(across["rows"])
+    policy = summary["policies"]["pc"]
+    return [
+        {"policy": policy, **d}
+        for d in summary["differences"]
+        if d["measure"] == "win_rate" and d["side"] == "pc"
+    ]
+
+
+def difference_figure(summary: Mapping[str, Any]) -> Figure:
+    """The headline of a variant comparison: the paired PC win-rate difference b − a with its
+    95% interval, one bar per tactic, grouped by variant."""
+    rows = difference_rows(summary)
+    pairs = list(dict.fromkeys((r["a"], r["b"]) for r in rows))
+    policies = list(dict.fromkeys(r["policy"] for r in rows))
+    fig = _figure(8.0, 1.2 + 0.45 * len(rows) + 0.3 * len(pairs))
     ax = fig.subplots()
-    width = 0.38
-    for k, side in enumerate(("pc", "npc")):
-        xs = [v + (k - 0.5) * width for v in range(len(variants))]
-        ps = [100 * v["win_rate"][side]["p"] for v in variants]
-        lo = [100 * (v["win_rate"][side]["p"] - v["win_rate"][side]["lo"]) for v in variants]
-        hi = [100 * (v["win_rate"][side]["hi"] - v["win_rate"][side]["p"]) for v in variants]
-        ax.bar(
+    labels: list[str] = []
+    y = 0.0
+    ys: list[float] = []
+    colours = [_POLICY_COLOURS[k % len(_POLICY_COLOURS)] for k in range(len(policies))]
+    for a, b in pairs:
+        for r in (r for r in rows if (r["a"], r["b"]) == (a, b)):
+            k = policies.index(r["policy"])
+            ax.errorbar(
+                100 * r["diff"],
+                y,
+                xerr=[[100 * (r["diff"] - r["lo"])], [100 * (r["hi"] - r["diff"])]],
+                fmt="o",
+                color=colours[k],
+                capsize=4,
+            )
+            ys.append(y)
+            labels.append(f"{b}  ·  {r['policy']}" if len(pairs) > 1 else r["policy"])
+            y += 1
+        y += 0.6
+    ax.axvline(0, color="#333333", linewidth=1)
+    ax.set_yticks(ys, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("PC win rate, b − a (percentage points), paired 95% interval")
+    against = pairs[0][0] if pairs else ""
+    title = f"{summary['encounter']}: effect on the PC win rate against {against}"
+    if len(pairs) == 1:
+        title = f"{summary['encounter']}: {pairs[0][1]} against {against}, PC win rate"
+    ax.set_title(title)
+    return fig
+
+
+_POLICY_COLOURS = ("#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d")
+
+
+def win_rate_figure(summary: Mapping[str, Any]) -> Figure:
+    """The PC win rate per variant with its interval (the NPCs' is 100 less it and the draws,
+    drawn only where there are draws)."""
+    variants = summary["variants"]
+    fig = _figure(max(6.0, 1.3 * len(variants) + 2), 4.5)
+    ax = fig.subplots()
+    xs = list(range(len(variants)))
+    win = [v["win_rate"]["pc"] for v in variants]
+    ax.bar(
+        xs,
+        [100 * w["p"] for w in win],
+        0.6,
+        yerr=[[100 * (w["p"] - w["lo"]) for w in win], [100 * (w["hi"] - w["p"]) for w in win]],
+        capsize=4,
+        color=_SIDE_COLOURS["pc"],
+        label="PC win",
+    )
+    if any(v["draw_rate"]["p"] > 0 for v in variants):
+        ax.plot(
             xs,
-            ps,
-            width,
-            yerr=[lo, hi],
-            capsize=4,
-            color=_SIDE_COLOURS[side],
-            label=f"{_SIDE_NAMES[side]} win",
+            [100 * v["draw_rate"]["p"] for v in variants],
+            "kx",
+            markersize=8,
+            label="draws (round cap)",
         )
-    ax.set_xticks(range(len(variants)), [v["name"] for v in variants])
-    ax.set_ylabel("win rate (%) with Wilson 95% interval")
+    ax.set_xticks(xs, [v["name"] for v in variants])
+    ax.set_ylabel("PC win rate (%), Wilson 95% interval")
     ax.set_ylim(0, 100)
     ax.legend()
-    ax.set_title(f"{summary['encounter']}: win rate by variant (n = {summary['n']:,} each)")
+    ax.set_title(f"{summary['encounter']}: PC win rate by variant (n = {summary['n']:,} each)")
     return fig
 
 
@@ -96,15 +158,44 @@ def rounds_figure(summary: Mapping[str, Any]) -> Figure:
     ax = fig.subplots()
     k = len(variants)
     width = 0.8 / max(1, k)
+    top = 1
     for j, v in enumerate(variants):
         hist = {int(r): c for r, c in v["rounds"]["histogram"].items()}
+        top = max(top, *hist) if hist else top
         xs = [r + (j - (k - 1) / 2) * width for r in sorted(hist)]
         ys = [100 * hist[r] / v["n"] for r in sorted(hist)]
         ax.bar(xs, ys, width, label=f"{v['name']} (mean {v['rounds']['mean']:.2f})")
+    step = max(1, -(-top // 20))  # whole rounds, at most about 20 ticks
+    ax.set_xticks(range(0, top + 1, step))
     ax.set_xlabel("rounds until the fight ends")
     ax.set_ylabel("share of encounters (%)")
     ax.legend()
     ax.set_title("Fight length")
+    return fig
+
+
+def creatures_figure(summary: Mapping[str, Any]) -> Figure:
+    """Per creature, per variant: how often it goes down, the damage it deals and takes."""
+    variants = summary["variants"]
+    measures = [
+        ("down_rate", "down (% of encounters)", 100.0),
+        ("damage_dealt", "damage dealt per encounter", 1.0),
+        ("health_lost", "Health lost per encounter", 1.0),
+    ]
+    ids = [c["id"] for c in variants[0]["creatures"]]
+    fig = _figure(max(8.0, 0.9 * len(ids) * max(1, len(variants)) + 3), 8.5)
+    axes = fig.subplots(len(measures), 1, sharex=True)
+    k = len(variants)
+    width = 0.8 / max(1, k)
+    for ax, (key, label, scale) in zip(axes, measures, strict=True):
+        for j, v in enumerate(variants):
+            xs = [i + (j - (k - 1) / 2) * width for i in range(len(ids))]
+            ax.bar(xs, [scale * c.get(key, 0.0) for c in v["creatures"]], width, label=v["name"])
+        ax.set_ylabel(label, fontsize=8)
+    sides = [c["side"] for c in variants[0]["creatures"]]
+    axes[-1].set_xticks(range(len(ids)), [f"{i}\n({s})" for i, s in zip(ids, sides, strict=True)])
+    axes[0].legend(fontsize=8)
+    axes[0].set_title(f"{summary['encounter']}: per creature")
     return fig
 
 
@@ -179,6 +270,17 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
                 for d in summary["differences"]
             ],
         )
+    across = summary.get("across_tactics")
+    if across and across["rows"]:
+        lines += ["## The same comparison under each tactic (PC win rate, b − a, paired 95%)", ""]
+        lines += _table(
+            ["tactic (both sides)", "n", "a", "b", "difference (95%)"],
+            [[r["policy"], f"{r['n']:,}", r["a"], r["b"], diff_text(r)] for r in across["rows"]],
+        )
+        if "fast_tactic" in across:
+            lines += [f"`fast` is the fast path's tactic: {across['fast_tactic']}.", ""]
+        for v in across["verdicts"]:
+            lines += [f"**{v['text'][0].upper() + v['text'][1:]}.**", ""]
     lines += ["## Per side", ""]
     lines += _table(
         [
@@ -204,6 +306,7 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
                 "reactions",
                 "helps",
                 "hinders",
+                "Health lost",
                 "down",
             ],
             [
@@ -215,6 +318,7 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
                     f"{c['reactions']:.2f}",
                     f"{c['helps']:.2f}",
                     f"{c['hinders']:.2f}",
+                    f"{c.get('health_lost', 0.0):.2f}",
                     pct(c["down_rate"]),
                 ]
                 for c in v["creatures"]
@@ -226,13 +330,16 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
 
 
 def write_sim_report(summary: Mapping[str, Any], directory: Path) -> list[Path]:
-    """Write ``win_rates.png``, ``rounds.png``, ``per_side.png`` and ``report.md``."""
+    """Write ``difference.png`` (the headline, with two or more variants), ``win_rates.png``,
+    ``rounds.png``, ``per_side.png``, ``creatures.png`` and ``report.md``."""
     directory.mkdir(parents=True, exist_ok=True)
-    figures = {
-        "win_rates.png": win_rate_figure(summary),
-        "rounds.png": rounds_figure(summary),
-        "per_side.png": per_round_figure(summary),
-    }
+    figures: dict[str, Figure] = {}
+    if difference_rows(summary):
+        figures["difference.png"] = difference_figure(summary)
+    figures["win_rates.png"] = win_rate_figure(summary)
+    figures["rounds.png"] = rounds_figure(summary)
+    figures["per_side.png"] = per_round_figure(summary)
+    figures["creatures.png"] = creatures_figure(summary)
     written = []
     for name, fig in figures.items():
         fig.savefig(directory / name, dpi=110)
@@ -260,19 +367,31 @@ def sweep_figure(summary: Mapping[str, Any]) -> Figure:
     xs: Sequence[float] = xs_num if xs_num is not None else list(range(len(values)))
     fig = _figure(7.5, 4.8)
     ax = fig.subplots()
-    for side in ("pc", "npc"):
-        p = [100 * pt["win_rate"][side]["p"] for pt in points]
-        lo = [100 * pt["win_rate"][side]["lo"] for pt in points]
-        hi = [100 * pt["win_rate"][side]["hi"] for pt in points]
-        ax.plot(xs, p, marker="o", color=_SIDE_COLOURS[side], label=f"{_SIDE_NAMES[side]} win")
-        ax.fill_between(xs, lo, hi, color=_SIDE_COLOURS[side], alpha=0.2)
-    best = summary["best"]
-    bx = xs[values.index(best["value"])]
-    ax.axvline(bx, color="#555555", linestyle="--", linewidth=1, label=f"best: {best['value']}")
+    side = summary.get("side", "pc")  # one curve: the other side's is its mirror (less draws)
+    p = [100 * pt["win_rate"][side]["p"] for pt in points]
+    lo = [100 * pt["win_rate"][side]["lo"] for pt in points]
+    hi = [100 * pt["win_rate"][side]["hi"] for pt in points]
+    colour = _SIDE_COLOURS[side]
+    ax.plot(xs, p, marker="o", color=colour, label=f"{_SIDE_NAMES[side]} win")
+    ax.fill_between(xs, lo, hi, color=colour, alpha=0.2, label="Wilson 95% band")
+    c = summary.get("crossing")
+    if c is not None:
+        ax.axhline(100 * c["target"], color="#555555", linestyle=":", linewidth=1)
+        if c["value"] is not None:
+            left = xs[0] if c["lo"] is None else c["lo"]
+            right = xs[-1] if c["hi"] is None else c["hi"]
+            ax.axvspan(left, right, color="#555555", alpha=0.12, label="crossing interval")
+            ax.axvline(
+                c["value"],
+                color="#555555",
+                linestyle="--",
+                linewidth=1,
+                label=f"crosses {pct(c['target'])} at {c['value']:.3g}",
+            )
     if xs_num is None:
         ax.set_xticks(list(xs), values)
     ax.set_xlabel(summary["param"])
-    ax.set_ylabel("win rate (%), Wilson 95% band")
+    ax.set_ylabel(f"{_SIDE_NAMES[side]} win rate (%)")
     ax.set_ylim(0, 100)
     ax.legend()
     ax.set_title(f"{summary['encounter']}: sweep of {summary['param']} (n = {summary['n']:,} each)")
@@ -280,7 +399,6 @@ def sweep_figure(summary: Mapping[str, Any]) -> Figure:
 
 
 def sweep_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
-    best = summary["best"]
     lines = [
         f"# {summary['encounter']}: sweep of `{summary['param']}`",
         "",
@@ -302,29 +420,29 @@ def sweep_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> st
             for p in summary["points"]
         ],
     )
-    lines += [f"## Best value: {best['value']} ({best['objective']})", "", best_text(best), ""]
+    if "crossing" in summary:
+        lines += [
+            "## Crossing the target",
+            "",
+            crossing_text(summary["param"], summary["crossing"]),
+        ]
+        lines += [""]
     for image in images:
         lines += [f"![{image}]({image})", ""]
     return "\n".join(lines)
 
 
-def best_text(best: Mapping[str, Any]) -> str:
-    """One sentence on the best value and how sure the data are (Holm-corrected)."""
-    if "consistent" in best:
-        consistent = ", ".join(best["consistent"]) or "none"
-        return (
-            f"{best['value']} is closest ({pct(best['p'])}); values whose win rate is consistent "
-            f"with the target ({best['correction']}): {consistent}."
-        )
-    if best["clear"]:
-        return (
-            f"{best['value']} ({pct(best['p'])}) is better than every other value "
-            f"({best['correction']})."
-        )
+def crossing_text(param: str, c: Mapping[str, Any]) -> str:
+    """One sentence: where the win rate crosses the target, with its interval."""
+    what = f"The {c['side'].upper()} win rate crosses {pct(c['target'])}"
+    if c["value"] is None:
+        return f"{what}: not found ({c['why']})."
+    lo = "below the values swept" if c["lo"] is None else f"{c['lo']:.3g}"
+    hi = "above the values swept" if c["hi"] is None else f"{c['hi']:.3g}"
+    more = f" (it crosses {c['crossings']} times; the first is given)" if c["crossings"] > 1 else ""
     return (
-        f"{best['value']} has the highest rate ({pct(best['p'])}), but "
-        f"{', '.join(best['not_distinguishable'])} cannot be told apart from it "
-        f"({best['correction']})."
+        f"{what} at {param} ≈ {c['value']:.3g}, interval [{lo}, {hi}] (where the Wilson 95% "
+        f"band holds the target, interpolated between the values swept){more}."
     )
 
 

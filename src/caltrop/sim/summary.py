@@ -1,5 +1,5 @@
 """From raw records to the numbers a designer reads: per-variant summaries, paired differences,
-and sweep curves with a Holm-corrected best value. Everything here is JSON-ready.
+and sweep curves with where they cross a target win rate. Everything here is JSON-ready.
 
 The shapes (``caltrop sim --json``)::
 
@@ -21,10 +21,8 @@ import numpy as np
 from caltrop.sim.runner import SIDES, SimResult, VariantRun
 from caltrop.sim.stats import (
     distribution_summary,
-    holm,
     mean_interval,
     newcombe_paired,
-    one_sample_p_value,
     paired_difference,
     paired_p_value,
     wilson,
@@ -75,6 +73,8 @@ def variant_summary(run: VariantRun) -> dict[str, Any]:
                 "helps": float(rec.helps[:, k].mean()),
                 "hinders": float(rec.hinders[:, k].mean()),
                 "down_rate": float(rec.down[:, k].mean()),
+                # Health lost (down to 0, not below): the damage it took that counted
+                "health_lost": float((c.health - np.maximum(rec.health[:, k], 0)).mean()),
             }
         )
     return {
@@ -155,17 +155,10 @@ def sweep_summary(
     *,
     side: str = "pc",
     target: float | None = None,
-    alpha: float = 0.05,
 ) -> dict[str, Any]:
-    """One point per value with its Wilson interval, and the best value, Holm-corrected.
-
-    Without ``target`` the best value is the one with the highest win rate for ``side``; each
-    other value is compared with it by a paired test (all values share their seeds), and the
-    Holm-adjusted p-values say which of them cannot be told apart from it at level ``alpha``.
-    With ``target`` (a win rate a designer aims at, e.g. 0.5) each value is tested against the
-    target (H0: p = target), Holm-corrected across the values; the best is the value closest
-    to the target, and ``consistent`` lists every value whose rate the data do not reject.
-    """
+    """One point per value with its Wilson interval; with ``target`` (a win rate a designer aims
+    at, e.g. 0.5 for a fair fight), where ``side``'s win rate crosses it (:func:`crossing`).
+    There is no "best" value: the highest win rate is rarely what a designer wants."""
     points = []
     for value, run in zip(values, result.runs, strict=True):
         s = variant_summary(run)
@@ -177,56 +170,7 @@ def sweep_summary(
                 "rounds": {k: s["rounds"][k] for k in ("mean", "median", "p90")},
             }
         )
-    rates = [p["win_rate"][side]["p"] for p in points]
-    best: dict[str, Any]
-    if target is None:
-        b = int(np.argmax(rates))
-        comparisons = []
-        raw = []
-        others = [k for k in range(len(points)) if k != b]
-        for k in others:
-            raw.append(
-                paired_p_value(result.runs[b].records.wins(side), result.runs[k].records.wins(side))
-            )
-        adjusted = holm(raw)
-        for k, p, q in zip(others, raw, adjusted, strict=True):
-            comparisons.append(
-                {
-                    "value": values[k],
-                    "diff": rates[k] - rates[b],
-                    "p_value": p,
-                    "p_holm": q,
-                    "worse": q <= alpha,
-                }
-            )
-        tied = [c["value"] for c in comparisons if not c["worse"]]
-        best = {
-            "objective": f"highest {side} win rate",
-            "value": values[b],
-            "p": rates[b],
-            "clear": not tied,
-            "not_distinguishable": tied,
-            "comparisons": comparisons,
-        }
-    else:
-        raw = [
-            one_sample_p_value(float(result.runs[k].records.wins(side).sum()), result.n, target)
-            for k in range(len(points))
-        ]
-        adjusted = holm(raw)
-        b = int(np.argmin([abs(r - target) for r in rates]))
-        best = {
-            "objective": f"{side} win rate closest to {target}",
-            "value": values[b],
-            "p": rates[b],
-            "consistent": [v for v, q in zip(values, adjusted, strict=True) if q > alpha],
-            "comparisons": [
-                {"value": v, "p_value": p, "p_holm": q, "rejected": q <= alpha}
-                for v, p, q in zip(values, raw, adjusted, strict=True)
-            ],
-        }
-    best["correction"] = f"Holm, family-wise alpha {alpha}"
-    return {
+    out: dict[str, Any] = {
         "encounter": result.encounter,
         "seed": result.seed,
         "n": result.n,
@@ -234,5 +178,64 @@ def sweep_summary(
         "param": path,
         "side": side,
         "points": points,
-        "best": best,
+    }
+    if target is not None:
+        out["crossing"] = crossing(points, side=side, target=target)
+    return out
+
+
+def _numbers(values: Sequence[str]) -> list[float] | None:
+    try:
+        return [float(v) for v in values]
+    except ValueError:
+        return None
+
+
+def _interpolate(xs: Sequence[float], ys: Sequence[float], target: float) -> list[float]:
+    """Every x where the piecewise-linear curve through (xs, ys) meets ``target``."""
+    out: list[float] = []
+    for k in range(len(xs) - 1):
+        y0, y1 = ys[k] - target, ys[k + 1] - target
+        if y0 == 0:
+            out.append(xs[k])
+        elif y0 * y1 < 0:
+            out.append(xs[k] + (xs[k + 1] - xs[k]) * y0 / (y0 - y1))
+    if ys and ys[-1] == target:
+        out.append(xs[-1])
+    return out
+
+
+def crossing(points: Sequence[dict[str, Any]], *, side: str, target: float) -> dict[str, Any]:
+    """Where ``side``'s win rate crosses ``target`` along a numeric sweep: the value, linearly
+    interpolated between the two swept values around it, and an interval — the values where the
+    Wilson 95% band of the (interpolated) curve still holds the target, around the crossing.
+    ``lo``/``hi`` are None where that band reaches past the values swept (sweep further)."""
+    xs = _numbers([p["value"] for p in points])
+    base: dict[str, Any] = {"side": side, "target": target}
+    if xs is None or len(xs) < 2 or sorted(xs) != xs:
+        return {**base, "value": None, "why": "the values swept are not increasing numbers"}
+    ps = [p["win_rate"][side]["p"] for p in points]
+    found = _interpolate(xs, ps, target)
+    if not found:
+        above = all(p > target for p in ps)
+        return {
+            **base,
+            "value": None,
+            "why": f"the {side} win rate is {'above' if above else 'below'} {target:g} at every "
+            "value swept",
+        }
+    value = found[0]
+    # the band holds the target on [first crossing of one edge, next crossing of the other]
+    edges = sorted(
+        _interpolate(xs, [p["win_rate"][side]["lo"] for p in points], target)
+        + _interpolate(xs, [p["win_rate"][side]["hi"] for p in points], target)
+    )
+    lo = max((x for x in edges if x <= value), default=None)
+    hi = min((x for x in edges if x >= value), default=None)
+    return {
+        **base,
+        "value": value,
+        "lo": lo,
+        "hi": hi,
+        "crossings": len(found),
     }

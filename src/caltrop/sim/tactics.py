@@ -59,7 +59,8 @@ from caltrop.dice.distribution import distribution
 from caltrop.economy import Resources
 from caltrop.economy.action_load import LoadState
 from caltrop.encounter import Encounter
-from caltrop.sim.points_tactics import PointsAdvisor, PointsKnobs, points_tactics
+from caltrop.sim.knobs import PointsKnobs
+from caltrop.sim.points_tactics import PointsAdvisor, points_tactics
 
 #: Team actions that only make sense on an attack aimed at the one who takes them ("Twist away
 #: from an attack aimed at you"): matched against the action's source key.

@@ -1,0 +1,215 @@
+"""A variant's effect under every tactic: the same comparison played by each policy, side by
+side, and said in words when the tactics disagree (issue 13).
+
+A rule change can help one style of play and hurt another: on Goblin Ambush, round reset moved
+the PC win rate one way under ``tactical`` and the other way under the fast path's tactic. So a
+comparison of variants is re-run under every bundled policy that can play the encounter (both
+sides the same policy; the fast path's tactic too where it can play it), each on paired seeds,
+and :func:`verdicts` compares the PC win-rate differences across them: a *sign* disagreement
+(significant both ways), a *significance* disagreement (significant under some, not others), or
+agreement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from caltrop.core.model import Economy, EncounterDef
+from caltrop.sim.overrides import Variant
+from caltrop.sim.registry import policy_entry
+from caltrop.sim.runner import DEFAULT_MAX_ROUNDS, SimResult, simulate
+from caltrop.sim.summary import differences
+
+#: The fast path's tactic, named like a policy in these comparisons.
+FAST = "fast"
+#: The policies compared by default, in this order (those registered; ``fast`` where it plays).
+#: The strong player (``search``, about a second per encounter) only when named: --policies.
+DEFAULT_POLICIES = ("tactical", "attack-weakest", "random", FAST)
+
+
+def fast_tactic(definition: EncounterDef) -> str:
+    """What the fast path's one tactic does in this encounter's economy, in a few words."""
+    if definition.ruleset.economy is Economy.ACTION_POINTS:
+        return "attack-weakest: attack the weakest adjacent enemy, else shoot, else close in; block"
+    return "attack the weakest, hinder to save an ally"
+
+
+def _fast_plays(definition: EncounterDef, variants: Sequence[Variant]) -> bool:
+    from caltrop.sim.fast.compile import FastPathError, compile_encounter
+    from caltrop.sim.fast.points.compile import compile_points, is_points
+
+    try:
+        for v in variants:
+            d = v.apply(definition)
+            if is_points(d):
+                compile_points(d)
+            else:
+                compile_encounter(d)
+    except FastPathError:
+        return False
+    return True
+
+
+def _known(name: str) -> bool:
+    if name == FAST:
+        return True
+    try:
+        policy_entry(name)
+    except ValueError:
+        return False
+    return True
+
+
+def playable_policies(
+    definition: EncounterDef, variants: Sequence[Variant], wanted: Sequence[str] | None = None
+) -> list[str]:
+    """The policies to compare under: ``wanted`` (checked: an unknown name fails) or every
+    default one registered, less the fast path where it cannot play the encounter."""
+    if wanted:
+        for name in wanted:
+            if name != FAST:
+                policy_entry(name)  # UnknownPolicyError naming the known ones
+        names = list(dict.fromkeys(wanted))
+    else:
+        names = [p for p in DEFAULT_POLICIES if _known(p)]
+    if FAST in names and not _fast_plays(definition, variants):
+        if wanted:
+            from caltrop.sim.fast.compile import FastPathError
+
+            raise FastPathError(f"the fast path cannot play {definition.name}")
+        names.remove(FAST)
+    return [policy_entry(n).name if n != FAST else FAST for n in names]
+
+
+def run_under(
+    policy: str,
+    definition: EncounterDef,
+    variants: Sequence[Variant],
+    *,
+    n: int,
+    seed: int,
+    workers: int = 1,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    progress: Callable[[int], None] | None = None,
+) -> SimResult:
+    """The comparison played with ``policy`` on both sides (the fast path for ``fast``)."""
+    if policy == FAST:
+        from caltrop.sim.fast.records import simulate_fast
+
+        return simulate_fast(
+            definition, variants, n=n, seed=seed, max_rounds=max_rounds, progress=progress
+        )
+    return simulate(
+        definition,
+        variants,
+        {"pc": policy, "npc": policy},
+        n=n,
+        seed=seed,
+        workers=workers,
+        max_rounds=max_rounds,
+        progress=progress,
+    )
+
+
+def tactic_rows(results: Mapping[str, SimResult]) -> list[dict[str, Any]]:
+    """Per policy, per compared variant: the paired PC win-rate difference (JSON-ready)."""
+    rows: list[dict[str, Any]] = []
+    for policy, result in results.items():
+        for d in differences(result.runs):
+            if d["measure"] == "win_rate" and d["side"] == "pc":
+                rows.append({"policy": policy, **d})
+    return rows
+
+
+def _pp(x: float) -> str:
+    return f"{100 * x:+.1f} pp".replace("-", "−")
+
+
+def _significant(row: Mapping[str, Any]) -> int:
+    """+1 / −1 if the interval is clear of zero on that side, 0 if it holds zero."""
+    if row["lo"] > 0:
+        return 1
+    if row["hi"] < 0:
+        return -1
+    return 0
+
+
+def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One sentence per compared variant: whether the tactics agree on its effect on the PC win
+    rate (``kind``: ``sign`` — significant both ways —, ``significance``, ``agree`` or
+    ``single`` with one policy)."""
+    out: list[dict[str, Any]] = []
+    pairs = list(dict.fromkeys((r["a"], r["b"]) for r in rows))
+    for a, b in pairs:
+        mine = [r for r in rows if (r["a"], r["b"]) == (a, b)]
+        signs = {r["policy"]: _significant(r) for r in mine}
+        parts = ", ".join(f"{_pp(r['diff'])} under {r['policy']}" for r in mine)
+        what = f"the effect of {b} (against {a}) on the PC win rate"
+        if len(mine) < 2:
+            kind, text = "single", f"{what}: {parts} (one tactic only)"
+        elif 1 in signs.values() and -1 in signs.values():
+            kind, text = "sign", f"{what} depends on tactics: {parts}"
+        elif len(set(signs.values())) > 1:
+            clear = [p for p, s in signs.items() if s]
+            unclear = [p for p, s in signs.items() if not s]
+            kind = "significance"
+            text = (
+                f"{what} is significant under {', '.join(clear)} but not under "
+                f"{', '.join(unclear)}: {parts}"
+            )
+        elif set(signs.values()) == {0}:
+            kind, text = "agree", f"{what} is not significant under any tactic: {parts}"
+        else:
+            kind, text = "agree", f"{what} has the same sign under every tactic: {parts}"
+        out.append({"a": a, "b": b, "kind": kind, "text": text})
+    return out
+
+
+def across_tactics(
+    definition: EncounterDef,
+    variants: Sequence[Variant],
+    policies: Sequence[str],
+    *,
+    n: int,
+    seed: int,
+    workers: int = 1,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    progress: Callable[[int], None] | None = None,
+    done: Mapping[str, SimResult] | None = None,
+) -> dict[str, Any]:
+    """The comparison under each of ``policies`` (``done``: results already played, reused),
+    as ``{"policies", "rows", "verdicts"}``."""
+    results: dict[str, SimResult] = {}
+    for policy in policies:
+        found = (done or {}).get(policy)
+        results[policy] = found or run_under(
+            policy,
+            definition,
+            variants,
+            n=n,
+            seed=seed,
+            workers=workers,
+            max_rounds=max_rounds,
+            progress=progress,
+        )
+    rows = tactic_rows(results)
+    return {
+        "policies": list(policies),
+        "n": n,
+        "rows": rows,
+        "verdicts": verdicts(rows),
+        **({"fast_tactic": fast_tactic(definition)} if FAST in policies else {}),
+    }
+
+
+__all__ = [
+    "DEFAULT_POLICIES",
+    "FAST",
+    "across_tactics",
+    "fast_tactic",
+    "playable_policies",
+    "run_under",
+    "tactic_rows",
+    "verdicts",
+]
