@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from caltrop.cli.common import fail, out, print_json
+from caltrop.cli.common import err, fail, out, print_json
 from caltrop.content import encounter_policies, load_encounter
 from caltrop.core.model import EncounterDef
 from caltrop.errors import CaltropError
@@ -323,11 +323,24 @@ def sim(
                 max_rounds=_sampled_rounds(max_rounds),
                 quiet=as_json,
             )
+        refused: CaltropError | None = None
         if exact:
-            _add_exact(summary, result, max_states=max_states, max_rounds=max_rounds, quiet=as_json)
+            try:
+                _add_exact(
+                    summary, result, max_states=max_states, max_rounds=max_rounds, quiet=as_json
+                )
+            except CaltropError as exc:
+                refused = exc  # issue 10: the sampled results are kept and shown all the same
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sim, report=report, kind="sim")
+    if refused is not None:
+        err().print(
+            f"Error: --exact refused (the sampled results are shown): {refused}",
+            style="bold red",
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
 
 
 #: With --fast the engine's tactics play this many encounters per variant at most.
