@@ -40,3 +40,12 @@ def test_markup_in_names_is_shown_as_written_action_points() -> None:
     text = _render(enc)
     assert NAME in text
     assert "[/b] Aria" in text
+
+
+def test_conditions_the_gm_sets_are_on_the_screen() -> None:
+    """R48: conditions are "facts everyone sees in the table" — in the Action Load module too."""
+    enc = Encounter.begin(al.definition(al.creature("aria"), al.npc("gob")), 1)
+    enc.apply(parse_command("gm: set aria prone on"))
+    assert "conditions (GM, R48): aria prone" in _render(enc)
+    enc.apply(parse_command("gm: set aria prone off"))
+    assert "conditions (GM" not in _render(enc)

@@ -312,6 +312,8 @@ def test_reinforcements_join_where_the_gm_says() -> None:
     _refused(enc, "gm: add goblin as aria", IllegalActionError, "already a creature 'aria'")
     _refused(enc, "gm: add troll", InvalidActionError, r"no creature 'troll' to add .*goblin")
     _refused(enc, "gm: add goblin by initiative", IllegalActionError, "the GM's \\(R21\\)")
+    run(enc, "gm: add goblin as goblin-7")
+    assert enc.creature("goblin-7").name == "Goblin 7"  # numbered like the bundled goblins
 
 
 def test_a_reinforcement_from_a_file_lives_in_the_log() -> None:

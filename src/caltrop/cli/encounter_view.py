@@ -289,9 +289,22 @@ def pending_panel(encounter: Encounter) -> RenderableType | None:
     return Panel(Text("\n".join(lines)), title=title, border_style="yellow")
 
 
+def conditions_line(encounter: Encounter) -> Text | None:
+    """The conditions the GM has set (R48) that the table does not show otherwise, or None."""
+    shown = [
+        f"{c.id} {', '.join(encounter.conditions[i])}"
+        for i, c in enumerate(encounter.creatures)
+        if encounter.conditions[i] and not encounter.gone[i]
+    ]
+    return Text("conditions (GM, R48): " + "; ".join(shown)) if shown else None
+
+
 def screen(encounter: Encounter) -> RenderableType:
     """Everything a table needs to see after a command."""
     parts: list[RenderableType] = [state_table(encounter)]
+    conditions = conditions_line(encounter)
+    if conditions is not None:
+        parts.append(conditions)
     legend = load_legend(encounter)
     if legend is not None:
         parts.append(legend)

@@ -348,8 +348,9 @@ def plan_add(enc: Machine, command: AddCreature) -> AddPlan:
         raise IllegalActionError(f"there is already a creature {command.as_id!r}")
     new_id = command.as_id or _free_id(taken, creature.id)
     name = creature.name
-    if new_id != creature.id and command.as_id is None:
-        name = f"{creature.name} {new_id.rsplit('-', 1)[-1]}"
+    number = new_id.removeprefix(f"{creature.id}-")
+    if new_id != creature.id and number.isdecimal() and number.isascii():
+        name = f"{creature.name} {number}"  # goblin-3: "Goblin 3", as the bundled ones are named
     creature = dataclasses.replace(creature, id=new_id, name=name)
     after = None
     if command.after is not None:
