@@ -140,6 +140,27 @@ class Tables:
             raise RefusalError(401, "unknown or revoked seat token")
         return seat
 
+    def set_visibility(self, seat: Seat, shown: Mapping[str, Mapping[str, Any]]) -> None:
+        """The GM sets what players see of NPCs: id → {health: exact|label|hidden, aspects,
+        resources} (issue 11); 403 for a player, 422 naming a wrong id or value."""
+        if seat.role != "gm":
+            raise RefusalError(403, "only the GM decides what players see of NPCs")
+        record = self.repository.current_encounter(seat.table_id)
+        encounter = self._state(record.id, record.definition)
+        npcs = {c.id for c in encounter.creatures if c.side is Side.NPC}
+        merged = dict(record.visibility)
+        for creature_id, value in shown.items():
+            if creature_id not in npcs:
+                raise RefusalError(422, f"{creature_id!r} is not an NPC of this encounter")
+            try:
+                reveal_from({creature_id: value})
+            except (ValueError, AttributeError):
+                raise RefusalError(
+                    422, f"{creature_id}: health is exact, label or hidden, not {value!r}"
+                ) from None
+            merged[creature_id] = dict(value)
+        self.repository.set_visibility(record.id, merged)
+
     # -- reading ----------------------------------------------------------------------------
 
     def view(self, seat: Seat) -> TableView:
