@@ -164,9 +164,14 @@ class Tables:
     # -- reading ----------------------------------------------------------------------------
 
     def view(self, seat: Seat) -> TableView:
-        record = self.repository.current_encounter(seat.table_id)
+        return self.views(seat.table_id, {viewer_of(seat)})[viewer_of(seat)]
+
+    def views(self, table_id: str, viewers: set[str]) -> dict[str, TableView]:
+        """The view of each viewer of one table, from one read of its state (a broadcast)."""
+        record = self.repository.current_encounter(table_id)
         encounter = self._state(record.id, record.definition)
-        return view(encounter, viewer_of(seat), reveal_from(record.visibility))
+        shown = reveal_from(record.visibility)
+        return {v: view(encounter, v, shown) for v in viewers}
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
         """The events after ``last_seq`` as the seat may see them, each with its seq."""

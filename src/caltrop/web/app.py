@@ -213,19 +213,19 @@ async def _broadcast(
     table_id: str,
     events: tuple[tuple[int, Mapping[str, Any]], ...],
 ) -> None:
-    """Tell every socket of the table: the new events as its seat may see them, and its view
-    (one view per viewer, built once)."""
+    """Tell every socket of the table the new events as its seat may see them, then its view
+    (one view per viewer, all from one read of the state)."""
     hub: Hub = app.state.hub
     subscribers = hub.subscribers(table_id)
     if not subscribers:
         return
-    views: dict[str, dict[str, Any]] = {}
-    for subscriber in subscribers:
+    for subscriber in subscribers:  # the events first: they are small and ready now
         viewer = viewer_of(subscriber.seat)
-        if viewer not in views:
-            found = await run_in_threadpool(service.view, subscriber.seat)
-            views[viewer] = found.as_dict()
         shown = [{"seq": seq, "event": visible_event(e, viewer)} for seq, e in events]
         if shown:
             await subscriber.queue.put({"type": "events", "events": shown})
-        await subscriber.queue.put({"type": "view", "view": views[viewer]})
+    viewers = {viewer_of(subscriber.seat) for subscriber in subscribers}
+    found = await run_in_threadpool(service.views, table_id, viewers)
+    views = {viewer: v.as_dict() for viewer, v in found.items()}
+    for subscriber in subscribers:
+        await subscriber.queue.put({"type": "view", "view": views[viewer_of(subscriber.seat)]})
