@@ -226,3 +226,90 @@ def test_sockets_check_the_seat_and_the_origin(client: TestClient) -> None:
     ):
         ws.receive_json()
     assert cross.value.code == 1008
+
+
+def play_some(client: TestClient, gm: str, count: int) -> None:
+    """The GM plays ``count`` legal commands (standing in for the players)."""
+    for _ in range(count):
+        view = client.get("/api/view", headers=bearer(gm)).json()
+        if view["current"] == "terminal":
+            return
+        actor = "gm" if view["current"] == "chance" else view["current"]
+        options = view["options"].get(actor)
+        if options is None:  # a PC decides: the GM stands in (caltrop.table.rights)
+            command = f"{actor}: pass" if view["pending"] else f"{actor}: end turn"
+        else:
+            command = next(o["command"] for o in options if o["legal"])
+        assert send(client, gm, command).status_code == 200
+
+
+def test_export_replays_with_caltrop_replay_and_imports(client: TestClient, tmp_path: Any) -> None:
+    """Issue 11: "the log stays replayable by caltrop replay (export) and importable (a JSONL
+    upload starts a table from it)"."""
+    from typer.testing import CliRunner
+
+    from caltrop.cli import app
+
+    table = new_table(client)
+    gm = table["gm"]["token"]
+    play_some(client, gm, 8)
+    exported = client.get("/api/log", headers=bearer(gm)).text
+    path = tmp_path / "night.jsonl"
+    path.write_text(exported)
+    replayed = CliRunner().invoke(app, ["replay", str(path), "--json"])
+    assert replayed.exit_code == 0, replayed.output
+    final = json.loads(replayed.stdout)
+    shown = client.get("/api/view", headers=bearer(gm)).json()
+    assert final["commands"] == shown["seq"]
+    assert {p["id"]: p["health"] for p in final["participants"]} == {
+        c["id"]: c["health"] for c in shown["creatures"]
+    }
+    imported = client.post("/api/tables/import", content=exported.encode())
+    assert imported.status_code == 201, imported.text
+    new_gm = imported.json()["gm"]["token"]
+    again = client.get("/api/view", headers=bearer(new_gm)).json()
+    assert again["seq"] == shown["seq"]
+    assert again["creatures"] == shown["creatures"]
+    assert send(client, new_gm, "gm: damage orc-brute 1").json()["seq"] == shown["seq"] + 1
+
+
+@pytest.mark.parametrize(
+    ("payload", "words"),
+    [
+        (b"", "no event"),
+        (b"{not json\n", "line 1"),
+        (b'{"event": "command", "n": 1, "command": "roll"}\n', "begin"),
+        (b"\x00\x01", "binary"),
+    ],
+)
+def test_a_bad_upload_is_refused_in_words(client: TestClient, payload: bytes, words: str) -> None:
+    got = client.post("/api/tables/import", content=payload)
+    assert got.status_code == 422, got.text
+    assert words in got.json()["detail"]
+    assert "/tmp" not in got.json()["detail"]
+
+
+def test_an_edited_log_does_not_import(client: TestClient) -> None:
+    table = new_table(client)
+    gm = table["gm"]["token"]
+    send(client, table["players"]["bron"]["token"], "bron: strike orc-brute")
+    send(client, gm, "gm: pass all")
+    send(client, gm, "roll")
+    lines = client.get("/api/log", headers=bearer(gm)).text.splitlines()
+    event = json.loads(lines[-1])
+    event["roll"]["total"] += 1
+    lines[-1] = json.dumps(event)
+    got = client.post("/api/tables/import", content="\n".join(lines).encode())
+    assert got.status_code == 422
+    assert "does not replay" in got.json()["detail"]
+
+
+def test_an_oversized_upload_is_refused_before_it_is_read(client: TestClient) -> None:
+    from caltrop.content.logfile import MAX_LOG_BYTES
+
+    got = client.post(
+        "/api/tables/import",
+        content=b"x",
+        headers={"Content-Length": str(MAX_LOG_BYTES + 1)},
+    )
+    assert got.status_code == 413

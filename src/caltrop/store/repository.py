@@ -157,11 +157,11 @@ class Repository:
         table_id: str,
         name: str,
         definition: Mapping[str, Any],
-        begin_event: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
         seats: Sequence[NewSeat],
     ) -> int:
-        """A new table with its first encounter (its log holds the 'begin' event, seq 0) and its
-        seats; returns the encounter's id."""
+        """A new table with its first encounter, whose log holds ``events`` (seq 0 the 'begin'
+        event; an imported log brings more), and its seats; returns the encounter's id."""
         with self._write.begin() as session:
             session.add(TableRow(id=table_id, name=name))
             session.flush()  # no ORM relationships: the parent row goes first by hand
@@ -174,7 +174,8 @@ class Repository:
             )
             session.add(encounter)
             session.flush()
-            session.add(EventRow(encounter_id=encounter.id, seq=0, event=_dumps(begin_event)))
+            for seq, event in enumerate(events):
+                session.add(EventRow(encounter_id=encounter.id, seq=seq, event=_dumps(event)))
             for seat in seats:
                 session.add(
                     SeatRow(

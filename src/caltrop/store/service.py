@@ -14,10 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import tempfile
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Final
 
 from caltrop.content import (
@@ -28,6 +30,7 @@ from caltrop.content import (
     load_encounter,
     resolve_creature,
 )
+from caltrop.content.logfile import MAX_LOG_BYTES, read_log_events
 from caltrop.core.commands import GM, AddCreature, Command, parse_command
 from caltrop.core.model import EncounterDef, Side
 from caltrop.economy.outcome import outcome_json
@@ -118,7 +121,35 @@ class Tables:
 
     def create_from(self, definition: EncounterDef, *, seed: int | None = None) -> NewTable:
         data = encounter_to_dict(definition)
-        engine = Encounter.begin(definition, seed, header={"definition": data})
+        return self._open(data, Encounter.begin(definition, seed, header={"definition": data}))
+
+    def import_log(self, payload: bytes) -> NewTable:
+        """A table that goes on from an exported log (``caltrop play --log`` or ``GET
+        /api/log``): read as ``caltrop replay`` reads a file, replayed with its dice checked;
+        422 naming the line or the event if it is not a whole Caltrop log."""
+        if len(payload) > MAX_LOG_BYTES:
+            raise RefusalError(413, f"a log is at most {MAX_LOG_BYTES:,} bytes")
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "upload.jsonl"
+            path.write_bytes(payload)
+            try:
+                events, _ = read_log_events(path)
+            except CaltropError as exc:
+                raise RefusalError(422, str(exc).replace(str(path), "the upload")) from None
+        header = events[0].get("header")
+        if not isinstance(header, dict) or not isinstance(header.get("definition"), dict):
+            raise RefusalError(422, "line 1: the 'begin' event must carry the encounter")
+        try:
+            definition = encounter_from_dict(header["definition"])
+            engine = Encounter.replay(definition, events)
+        except CaltropError as exc:
+            raise RefusalError(422, f"this log does not replay: {exc}") from None
+        except (KeyError, TypeError, ValueError, RecursionError) as exc:
+            raise RefusalError(422, f"not a Caltrop log ({type(exc).__name__})") from None
+        return self._open(encounter_to_dict(definition), engine)
+
+    def _open(self, data: Mapping[str, Any], engine: Encounter) -> NewTable:
+        definition = engine.initial
         gm_token = secrets.token_urlsafe(32)
         players = {
             c.id: secrets.token_urlsafe(32) for c in definition.participants if c.side is Side.PC
@@ -127,7 +158,7 @@ class Tables:
         seats += [NewSeat(token_hash(t), "player", cid) for cid, t in players.items()]
         table_id = uuid.uuid4().hex
         encounter_id = self.repository.create_table(
-            table_id, definition.name, data, engine.events[0], seats
+            table_id, definition.name, data, engine.events, seats
         )
         with self._cache_lock:
             self._cache[encounter_id] = _Cached(engine)

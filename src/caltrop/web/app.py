@@ -4,6 +4,7 @@ Every request names its seat by its token: ``Authorization: Bearer TOKEN`` or th
 cookie ``caltrop_seat`` that ``GET /join/TOKEN`` sets. The routes:
 
 * ``POST /api/tables`` — a table from a bundled encounter: the GM's token and link, one per PC;
+  ``POST /api/tables/import`` — the same, going on from an exported log (the JSON-lines body);
 * ``GET /api/view`` — the view model for the seat (:func:`caltrop.table.view`);
 * ``POST /api/commands`` — ``{command, command_id, expected_seq?}``: committed, then answered
   and broadcast; a retry of a command_id gets the stored answer; 409 for a stale
@@ -31,9 +32,10 @@ from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisco
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
+from caltrop.content.logfile import MAX_LOG_BYTES
 from caltrop.store import Repository, open_database
 from caltrop.store.repository import NotFoundError, Seat
-from caltrop.store.service import Accepted, RefusalError, Tables, viewer_of
+from caltrop.store.service import Accepted, NewTable, RefusalError, Tables, viewer_of
 from caltrop.table import visible_event
 from caltrop.web.hub import Hub, Subscriber
 from caltrop.web.schemas import CommandIn, NewTableIn, NewTableOut, RevealIn, SeatOut
@@ -97,14 +99,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def link(token: str) -> str:
         return f"{settings.base_url.rstrip('/')}/join/{token}"
 
-    @app.post("/api/tables", status_code=201)
-    async def create_table(body: NewTableIn, service: TablesDep) -> NewTableOut:
-        new = await run_in_threadpool(service.create, body.encounter, seed=body.seed)
+    def links(new: NewTable) -> NewTableOut:
         return NewTableOut(
             table_id=new.table_id,
             gm=SeatOut(token=new.gm_token, link=link(new.gm_token)),
             players={c: SeatOut(token=t, link=link(t)) for c, t in new.player_tokens.items()},
         )
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(body: NewTableIn, service: TablesDep) -> NewTableOut:
+        return links(await run_in_threadpool(service.create, body.encounter, seed=body.seed))
+
+    @app.post("/api/tables/import", status_code=201)
+    async def import_table(request: Request, service: TablesDep) -> NewTableOut:
+        """A table that goes on from an exported log: the body is the JSON-lines log."""
+        payload = await _bounded_body(request, MAX_LOG_BYTES)
+        return links(await run_in_threadpool(service.import_log, payload))
 
     @app.get("/join/{token}")
     async def join(token: str, service: TablesDep) -> JSONResponse:
@@ -178,6 +188,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             sender.cancel()
 
     return app
+
+
+async def _bounded_body(request: Request, limit: int) -> bytes:
+    """The request's body, refused with 413 as soon as it passes ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise RefusalError(413, f"a log is at most {limit:,} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise RefusalError(413, f"a log is at most {limit:,} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 async def _pump(websocket: WebSocket, subscriber: Subscriber) -> None:
