@@ -313,3 +313,25 @@ def test_an_oversized_upload_is_refused_before_it_is_read(client: TestClient) ->
         headers={"Content-Length": str(MAX_LOG_BYTES + 1)},
     )
     assert got.status_code == 413
+
+
+def test_the_gm_revokes_and_reissues_a_seat(client: TestClient) -> None:
+    """Issue 11: "the GM can revoke and reissue a seat"."""
+    from starlette.websockets import WebSocketDisconnect
+
+    table = new_table(client)
+    gm, old = table["gm"]["token"], table["players"]["aria"]["token"]
+    assert client.post("/api/seats/aria/reissue", headers=bearer(old)).status_code == 403
+    assert client.post("/api/seats/orc-brute/reissue", headers=bearer(gm)).status_code == 422
+    with client.websocket_connect("/ws", headers=bearer(old)) as ws:
+        ws.send_json({"hello": {"last_seq": 0}})
+        receive_until_view(ws)
+        issued = client.post("/api/seats/aria/reissue", headers=bearer(gm))
+        assert issued.status_code == 200
+        assert ws.receive_json()["type"] == "revoked"
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive_json()
+    new = issued.json()["token"]
+    assert issued.json()["link"].endswith(new)
+    assert client.get("/api/view", headers=bearer(old)).status_code == 401
+    assert client.get("/api/view", headers=bearer(new)).json()["viewer"] == "aria"

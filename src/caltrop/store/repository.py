@@ -187,6 +187,28 @@ class Repository:
                 )
             return encounter.id
 
+    def reissue_seat(self, table_id: str, creature_id: str, token_hash: str) -> list[int]:
+        """Revoke every seat of ``creature_id`` at the table and add one with ``token_hash``;
+        returns the ids of the revoked seats."""
+        with self._write.begin() as session:
+            rows = list(
+                session.scalars(
+                    select(SeatRow).where(
+                        SeatRow.table_id == table_id,
+                        SeatRow.creature_id == creature_id,
+                        SeatRow.revoked.is_(False),
+                    )
+                )
+            )
+            for row in rows:
+                row.revoked = True
+            session.add(
+                SeatRow(
+                    table_id=table_id, token_hash=token_hash, role="player", creature_id=creature_id
+                )
+            )
+            return [row.id for row in rows]
+
     def seat_by_token_hash(self, token_hash: str) -> Seat | None:
         with self._read() as session:
             row = session.scalar(select(SeatRow).where(SeatRow.token_hash == token_hash))

@@ -192,6 +192,22 @@ class Tables:
             merged[creature_id] = dict(value)
         self.repository.set_visibility(record.id, merged)
 
+    def reissue(self, seat: Seat, creature_id: str) -> tuple[str, list[int]]:
+        """The GM revokes a player's seat and issues a new token for the creature (issue 11);
+        returns the token and the revoked seats' ids (their sockets are to be closed)."""
+        if seat.role != "gm":
+            raise RefusalError(403, "only the GM may revoke and reissue a seat")
+        record = self.repository.current_encounter(seat.table_id)
+        encounter = self._state(record.id, record.definition)
+        pcs = [c.id for c in encounter.creatures if c.side is Side.PC]
+        if creature_id not in pcs:
+            raise RefusalError(
+                422, f"{creature_id!r} is not a player character here ({', '.join(pcs)})"
+            )
+        token = secrets.token_urlsafe(32)
+        revoked = self.repository.reissue_seat(seat.table_id, creature_id, token_hash(token))
+        return token, revoked
+
     # -- reading ----------------------------------------------------------------------------
 
     def view(self, seat: Seat) -> TableView:

@@ -44,6 +44,8 @@ from caltrop.web.settings import Settings
 COOKIE: Final = "caltrop_seat"
 #: at most this many missed events are sent on a hello; further behind, a fresh view only
 MAX_REPLAYED: Final = 1000
+#: the last message of a socket whose seat the GM revoked
+REVOKED: Final[Mapping[str, Any]] = {"type": "revoked", "detail": "this seat was revoked"}
 
 
 def _token(authorization: str | None, cookie: str | None) -> str:
@@ -148,6 +150,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await run_in_threadpool(service.set_visibility, seat_, shown)
         await _broadcast(app, service, seat_.table_id, ())
 
+    @app.post("/api/seats/{creature_id}/reissue")
+    async def reissue(creature_id: str, service: TablesDep, seat_: SeatDep) -> SeatOut:
+        """The GM: revoke the creature's seat (its sockets are closed) and issue a new link."""
+        token, revoked = await run_in_threadpool(service.reissue, seat_, creature_id)
+        hub: Hub = app.state.hub
+        for subscriber in hub.subscribers(seat_.table_id):
+            if subscriber.seat.id in revoked:
+                await subscriber.queue.put(REVOKED)
+        return SeatOut(token=token, link=link(token))
+
     @app.post("/api/commands")
     async def post_command(
         body: CommandIn, service: TablesDep, seat_: SeatDep
@@ -181,7 +193,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             while True:
                 message = await websocket.receive_text()
                 await _hello(service, subscriber, message)
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, RuntimeError):  # gone, or closed by the server (revoked)
             pass
         finally:
             hub.unsubscribe(subscriber)
@@ -208,7 +220,11 @@ async def _bounded_body(request: Request, limit: int) -> bytes:
 async def _pump(websocket: WebSocket, subscriber: Subscriber) -> None:
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
         while True:
-            await websocket.send_json(await subscriber.queue.get())
+            message = await subscriber.queue.get()
+            await websocket.send_json(message)
+            if message is REVOKED:
+                await websocket.close(code=1008, reason="this seat was revoked")
+                return
 
 
 async def _hello(service: Tables, subscriber: Subscriber, message: str) -> None:
