@@ -335,3 +335,27 @@ def test_the_gm_revokes_and_reissues_a_seat(client: TestClient) -> None:
     assert issued.json()["link"].endswith(new)
     assert client.get("/api/view", headers=bearer(old)).status_code == 401
     assert client.get("/api/view", headers=bearer(new)).json()["viewer"] == "aria"
+
+
+def test_a_night_goes_on_to_the_next_encounter(client: TestClient) -> None:
+    table = new_table(client)
+    gm, bron = table["gm"]["token"], table["players"]["bron"]["token"]
+    send(client, gm, "gm: damage bron 6")
+    body = {"encounter": "goblin-ambush", "seed": 1}
+    assert client.post("/api/encounters", json=body, headers=bearer(bron)).status_code == 403
+    bad = client.post("/api/encounters", json={**body, "reset": ["luck"]}, headers=bearer(gm))
+    assert bad.status_code == 422
+    with client.websocket_connect("/ws", headers=bearer(bron)) as ws:
+        ws.send_json({"hello": {"last_seq": 1}})
+        receive_until_view(ws)
+        started = client.post("/api/encounters", json=body, headers=bearer(gm))
+        assert started.status_code == 201, started.text
+        assert set(started.json()["players"]) == {"cass", "dain"}  # bron and aria keep theirs
+        got = receive_until_view(ws)
+        assert got[0]["type"] == "encounter"
+        assert got[-1]["view"]["encounter"] == "Goblin Ambush"
+        assert got[-1]["view"]["seq"] == 0
+    seen = {c["id"]: c for c in client.get("/api/view", headers=bearer(bron)).json()["creatures"]}
+    assert seen["bron"]["health"] == 14
+    cass = started.json()["players"]["cass"]["token"]
+    assert client.get("/api/view", headers=bearer(cass)).json()["viewer"] == "cass"

@@ -187,6 +187,43 @@ class Repository:
                 )
             return encounter.id
 
+    def add_encounter(
+        self,
+        table_id: str,
+        definition: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        seats: Sequence[NewSeat],
+    ) -> int:
+        """The table's next encounter (after every one before) with its log's first events, and
+        seats for the player characters new to the table; returns the encounter's id."""
+        with self._write.begin() as session:
+            last = session.scalar(
+                select(func.max(EncounterRow.position)).where(EncounterRow.table_id == table_id)
+            )
+            if last is None:
+                raise NotFoundError(f"no table {table_id!r}")
+            encounter = EncounterRow(
+                table_id=table_id,
+                position=int(last) + 1,
+                name=str(definition.get("name", "")),
+                definition=_dumps(definition),
+                visibility="{}",
+            )
+            session.add(encounter)
+            session.flush()
+            for seq, event in enumerate(events):
+                session.add(EventRow(encounter_id=encounter.id, seq=seq, event=_dumps(event)))
+            for seat in seats:
+                session.add(
+                    SeatRow(
+                        table_id=table_id,
+                        token_hash=seat.token_hash,
+                        role=seat.role,
+                        creature_id=seat.creature_id,
+                    )
+                )
+            return encounter.id
+
     def reissue_seat(self, table_id: str, creature_id: str, token_hash: str) -> list[int]:
         """Revoke every seat of ``creature_id`` at the table and add one with ``token_hash``;
         returns the ids of the revoked seats."""

@@ -38,6 +38,7 @@ from caltrop.encounter import Encounter
 from caltrop.errors import CaltropError
 from caltrop.store.repository import NewSeat, NotFoundError, Repository, Seat
 from caltrop.table import HealthShown, Reveal, TableView, view, visible_event
+from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
 
 #: the longest command id a client may choose
@@ -192,6 +193,48 @@ class Tables:
             merged[creature_id] = dict(value)
         self.repository.set_visibility(record.id, merged)
 
+    def next_encounter(
+        self,
+        seat: Seat,
+        encounter: str,
+        *,
+        reset: Sequence[str] = (),
+        seed: int | None = None,
+    ) -> dict[str, str]:
+        """The GM starts the table's next encounter (a bundled one by name): the player
+        characters carry their Health, Stamina and Exhaustion over unless ``reset`` names them
+        (:func:`caltrop.table.night.carry_over`); the encounter before keeps its log. Returns
+        the tokens of seats for player characters new to the table."""
+        if seat.role != "gm":
+            raise RefusalError(403, "only the GM starts the next encounter")
+        try:
+            definition = load_encounter(encounter)
+        except CaltropError as exc:
+            raise RefusalError(422, str(exc)) from None
+        record = self.repository.current_encounter(seat.table_id)
+        previous = self._state(record.id, record.definition)
+        try:
+            carried = carry_over(previous, definition, reset)
+        except CaltropError as exc:
+            raise RefusalError(422, str(exc)) from None
+        data = encounter_to_dict(carried)
+        engine = Encounter.begin(carried, seed, header={"definition": data})
+        seated = {
+            s.creature_id
+            for s in self.repository.seats(seat.table_id)
+            if s.role == "player" and not s.revoked
+        }
+        tokens = {
+            c.id: secrets.token_urlsafe(32)
+            for c in carried.participants
+            if c.side is Side.PC and c.id not in seated
+        }
+        seats = [NewSeat(token_hash(t), "player", cid) for cid, t in tokens.items()]
+        encounter_id = self.repository.add_encounter(seat.table_id, data, engine.events, seats)
+        with self._cache_lock:
+            self._cache[encounter_id] = _Cached(engine)
+        return tokens
+
     def reissue(self, seat: Seat, creature_id: str) -> tuple[str, list[int]]:
         """The GM revokes a player's seat and issues a new token for the creature (issue 11);
         returns the token and the revoked seats' ids (their sockets are to be closed)."""
@@ -211,14 +254,21 @@ class Tables:
     # -- reading ----------------------------------------------------------------------------
 
     def view(self, seat: Seat) -> TableView:
-        return self.views(seat.table_id, {viewer_of(seat)})[viewer_of(seat)]
+        """The seat's view; 409 if its creature does not play in the table's encounter now."""
+        viewer = viewer_of(seat)
+        found = self.views(seat.table_id, {viewer}).get(viewer)
+        if found is None:
+            raise RefusalError(409, f"{viewer} does not play in this table's encounter now")
+        return found
 
     def views(self, table_id: str, viewers: set[str]) -> dict[str, TableView]:
-        """The view of each viewer of one table, from one read of its state (a broadcast)."""
+        """The view of each viewer of one table who plays in its encounter now (the GM always),
+        from one read of its state (a broadcast)."""
         record = self.repository.current_encounter(table_id)
         encounter = self._state(record.id, record.definition)
         shown = reveal_from(record.visibility)
-        return {v: view(encounter, v, shown) for v in viewers}
+        present = {c.id for c in encounter.creatures}
+        return {v: view(encounter, v, shown) for v in viewers if v == GM or v in present}
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
         """The events after ``last_seq`` as the seat may see them, each with its seq."""

@@ -12,7 +12,8 @@ cookie ``caltrop_seat`` that ``GET /join/TOKEN`` sets. The routes:
   rules refuse — nothing is stored then;
 * ``GET /api/events?after=N`` — the log after N as the seat may see it; ``GET /api/log`` — the
   GM's export (JSON lines, ``caltrop replay`` reads it);
-* ``PUT /api/visibility`` — the GM: what players see of NPCs;
+* ``PUT /api/visibility`` — the GM: what players see of NPCs; ``POST /api/encounters`` — the
+  GM: the night's next encounter; ``POST /api/seats/ID/reissue`` — the GM: a new seat link;
 * ``WS /ws`` — send ``{"hello": {"last_seq": N}}``: the socket is subscribed first, then gets
   the events after N (``{"type": "events", "events": [{seq, event}]}``) and a fresh view
   (``{"type": "view", "view": …}``); every later command arrives as an events message with its
@@ -38,7 +39,14 @@ from caltrop.store.repository import NotFoundError, Seat
 from caltrop.store.service import Accepted, NewTable, RefusalError, Tables, viewer_of
 from caltrop.table import visible_event
 from caltrop.web.hub import Hub, Subscriber
-from caltrop.web.schemas import CommandIn, NewTableIn, NewTableOut, RevealIn, SeatOut
+from caltrop.web.schemas import (
+    CommandIn,
+    NewTableIn,
+    NewTableOut,
+    NextEncounterIn,
+    RevealIn,
+    SeatOut,
+)
 from caltrop.web.settings import Settings
 
 COOKIE: Final = "caltrop_seat"
@@ -149,6 +157,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         shown = {k: v.model_dump() for k, v in body.items()}
         await run_in_threadpool(service.set_visibility, seat_, shown)
         await _broadcast(app, service, seat_.table_id, ())
+
+    @app.post("/api/encounters", status_code=201)
+    async def next_encounter(
+        body: NextEncounterIn, service: TablesDep, seat_: SeatDep
+    ) -> dict[str, dict[str, SeatOut]]:
+        """The GM: the table's next encounter; PCs carry Health, Stamina and Exhaustion over
+        unless ``reset`` names them. Gives links for PCs new to the table; every socket gets
+        ``{"type": "encounter"}`` and a fresh view (seqs start again at 0)."""
+        tokens = await run_in_threadpool(
+            lambda: service.next_encounter(seat_, body.encounter, reset=body.reset, seed=body.seed)
+        )
+        hub: Hub = app.state.hub
+        for subscriber in hub.subscribers(seat_.table_id):
+            await subscriber.queue.put({"type": "encounter", "encounter": body.encounter})
+        await _broadcast(app, service, seat_.table_id, ())
+        return {"players": {c: SeatOut(token=t, link=link(t)) for c, t in tokens.items()}}
 
     @app.post("/api/seats/{creature_id}/reissue")
     async def reissue(creature_id: str, service: TablesDep, seat_: SeatDep) -> SeatOut:
@@ -269,4 +293,6 @@ async def _broadcast(
     found = await run_in_threadpool(service.views, table_id, viewers)
     views = {viewer: v.as_dict() for viewer, v in found.items()}
     for subscriber in subscribers:
-        await subscriber.queue.put({"type": "view", "view": views[viewer_of(subscriber.seat)]})
+        seen = views.get(viewer_of(subscriber.seat))
+        if seen is not None:  # a creature that sits this encounter out gets no view
+            await subscriber.queue.put({"type": "view", "view": seen})

@@ -16,6 +16,16 @@ class NewTableIn(BaseModel):
     seed: int | None = Field(default=None, ge=0, lt=2**63, description="the dice's seed")
 
 
+class NextEncounterIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    encounter: str = Field(max_length=100, description="a bundled encounter by name")
+    reset: list[Literal["health", "stamina", "exhaustion"]] = Field(
+        default_factory=list, description="what the PCs do not carry over"
+    )
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
+
+
 class SeatOut(BaseModel):
     token: str
     link: str
