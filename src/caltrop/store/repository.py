@@ -8,7 +8,9 @@ encounter's row elsewhere), so the head a writer reads is still the head when it
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -149,6 +151,9 @@ class Repository:
         self._write = sessionmaker(
             engine.execution_options(**{WRITE: True}), expire_on_commit=False
         )
+        #: SQLite has one writer at a time: this process's writers queue here, in order, rather
+        #: than in SQLite's busy handler (which sleeps and retries with growing pauses)
+        self._writer_lock = threading.Lock() if engine.dialect.name == "sqlite" else None
 
     # -- tables and seats -------------------------------------------------------------------
 
@@ -293,6 +298,11 @@ class Repository:
     def write(self, encounter_id: int) -> Iterator[LogWriter]:
         """A write transaction on one encounter's log, holding its lock; commits on leaving
         (raises :class:`ConflictError` if the unique seq was taken), rolls back on an exception."""
+        with self._writer_lock or contextlib.nullcontext(), self._writing(encounter_id) as log:
+            yield log
+
+    @contextmanager
+    def _writing(self, encounter_id: int) -> Iterator[LogWriter]:
         session = self._write()
         try:
             session.begin()

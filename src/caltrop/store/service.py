@@ -302,44 +302,49 @@ class Tables:
             raise RefusalError(422, f"command_id must be 1 to {MAX_COMMAND_ID} characters")
         record = self.repository.current_encounter(seat.table_id)
         cached = self._cached(record.id, record.definition)
-        with cached.lock, self.repository.write(record.id) as log:
-            stored = log.answer(command_id)
-            if stored is not None:
-                if stored.get("seat") != seat.id:
-                    raise RefusalError(409, f"command_id {command_id!r} was used by another seat")
-                return Accepted(stored, seat.table_id, replayed=True)
-            head = log.head()
-            if expected_seq is not None and expected_seq != head:
-                raise RefusalError(
-                    409, f"stale expected_seq {expected_seq}: the log is at {head}", head=head
-                )
-            current = cached.encounter
-            if len(current.events) - 1 != head:  # another process appended: catch up
-                current = _replay(record.definition, [e for _, e in log.events(-1)])
-            try:
-                command = _command(text, current)
-            except CaltropError as exc:
-                raise RefusalError(422, str(exc)) from None
-            why = refusal(current, None if seat.role == "gm" else seat.creature_id, command)
-            if why is not None:
-                raise RefusalError(403, why)
-            after = current.clone()
-            try:
-                outcome = after.apply(command)
-            except CaltropError as exc:
-                raise RefusalError(422, str(exc)) from None
-            settled = after.settle()
-            new = tuple((seq, after.events[seq]) for seq in range(head + 1, len(after.events)))
-            answer: dict[str, Any] = {
-                "accepted": True,
-                "seat": seat.id,
-                "command": str(command),
-                "seq": new[-1][0],
-                "first_seq": head + 1,
-                "outcomes": [outcome_json(o) for o in ([outcome] if outcome else []) + settled],
-            }
-            log.append(new, command_id=command_id, seat_id=seat.id, answer=answer)
-        cached.encounter = after  # committed: the cache moves on
+        with cached.lock:
+            with self.repository.write(record.id) as log:
+                stored = log.answer(command_id)
+                if stored is not None:
+                    if stored.get("seat") != seat.id:
+                        raise RefusalError(
+                            409, f"command_id {command_id!r} was used by another seat"
+                        )
+                    return Accepted(stored, seat.table_id, replayed=True)
+                head = log.head()
+                if expected_seq is not None and expected_seq != head:
+                    raise RefusalError(
+                        409, f"stale expected_seq {expected_seq}: the log is at {head}", head=head
+                    )
+                current = cached.encounter
+                if len(current.events) - 1 != head:  # another process appended: catch up
+                    current = _replay(record.definition, [e for _, e in log.events(-1)])
+                try:
+                    command = _command(text, current)
+                except CaltropError as exc:
+                    raise RefusalError(422, str(exc)) from None
+                why = refusal(current, None if seat.role == "gm" else seat.creature_id, command)
+                if why is not None:
+                    raise RefusalError(403, why)
+                after = current.clone()
+                try:
+                    outcome = after.apply(command)
+                except CaltropError as exc:
+                    raise RefusalError(422, str(exc)) from None
+                settled = after.settle()
+                new = tuple((seq, after.events[seq]) for seq in range(head + 1, len(after.events)))
+                answer: dict[str, Any] = {
+                    "accepted": True,
+                    "seat": seat.id,
+                    "command": str(command),
+                    "seq": new[-1][0],
+                    "first_seq": head + 1,
+                    "outcomes": [outcome_json(o) for o in ([outcome] if outcome else []) + settled],
+                }
+                log.append(new, command_id=command_id, seat_id=seat.id, answer=answer)
+            # committed (the write has left its block), still under the lock: a reader never
+            # sees a head the cache lacks, so it never replays for nothing
+            cached.encounter = after
         return Accepted(answer, seat.table_id, new)
 
     # -- state ------------------------------------------------------------------------------
