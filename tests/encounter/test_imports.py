@@ -2,7 +2,7 @@
 
 Issue 3: "A test that importing ``caltrop.encounter`` pulls in no web, database or CLI
 framework." (The layering in ``caltrop/__init__.py``: dice <- core <- economy <- encounter <-
-content / sim <- cli / web / store.)
+content / sim <- table <- store <- web, and cli.)
 """
 
 from __future__ import annotations
@@ -32,12 +32,18 @@ FORBIDDEN = [
     "yaml",
     "numba",
     "dask",
+    "alembic",
+    "psycopg",
+    "httpx",
+    "caltrop.store",
+    "caltrop.web",
 ]
 
 
-@pytest.mark.parametrize("module", ["caltrop.encounter"])
+@pytest.mark.parametrize("module", ["caltrop.encounter", "caltrop.table"])
 def test_importing_the_engine_pulls_in_no_frameworks(module: str) -> None:
-    """Issue 3 ("Tests"); no ruling decides this: the engine (R10–R21) stays a plain library."""
+    """Issue 3 ("Tests"); no ruling decides this: the engine (R10–R21) stays a plain library.
+    Issue 11: the view model (``caltrop.table``) is pure too: no web, database or CLI."""
     code = f"import {module}, sys, json; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60

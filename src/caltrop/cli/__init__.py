@@ -1,5 +1,5 @@
 """The ``caltrop`` command (typer + rich): ``roll``, ``odds``, ``pool``, ``table``, ``play``, ``replay``,
-``sim``, ``sweep``, and for content ``validate``, ``new`` and ``examples``.
+``sim``, ``sweep``, ``serve`` (the table server), and for content ``validate``, ``new`` and ``examples``.
 
 One small module per command group; this package only assembles them. User errors (a bad
 expression, bad entered dice, a bad option) print in red on stderr and exit with code 2.
@@ -17,6 +17,7 @@ from caltrop.cli import (
     dice_commands,
     play,
     pool_command,
+    serve,
     sim_commands,
     table_command,
 )
@@ -43,6 +44,7 @@ app.command("sweep")(sim_commands.sweep)
 app.command("validate")(content_commands.validate)
 app.command("new")(content_commands.new)
 app.command("examples")(content_commands.examples)
+app.command("serve")(serve.serve)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,251 @@
+"""Loopback load test of the table server (issue 11, "Tests and benchmarks").
+
+N tables of Goblin Ambush, each with its GM and 4 players connected over WebSockets; each
+table's driver sends one legal command at a time (a random one of whoever decides, through that
+seat) and waits until every socket of the table has received it. Printed: commands/s over all
+tables and p50/p99 latency from sending a command to the last socket of its table receiving
+its events; and, measured in the same run, a baseline: a bare FastAPI WebSocket echo (each
+message sent on the 5 sockets of a table, timed to the last echo).
+
+``python benchmarks/server.py [--tables 20] [--commands 20] [--db URL]`` (default: SQLite in a
+temporary folder). Target of the issue on a 2-core machine: 200 tables × 5 connections with
+p99 under 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from httpx_ws import AsyncWebSocketSession, aconnect_ws
+
+ROOT = Path(__file__).resolve().parent.parent
+ECHO = """
+import uvicorn
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+app = FastAPI()
+@app.websocket("/ws")
+async def echo(ws: WebSocket) -> None:
+    await ws.accept()
+    try:
+        while True:
+            await ws.send_text(await ws.receive_text())
+    except WebSocketDisconnect:
+        pass
+uvicorn.run(app, host="127.0.0.1", port=int(__import__("sys").argv[1]), log_level="warning")
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start(args: list[str], port: int) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return process
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError(f"the server did not start: {args}") from None
+            time.sleep(0.1)
+
+
+@dataclass
+class Socket:
+    """One connected seat: the seqs it has received (with when) and its latest view."""
+
+    session: AsyncWebSocketSession
+    arrived: dict[int, float] = field(default_factory=dict)
+    view: dict[str, Any] | None = None
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def read(self) -> None:
+        while True:
+            try:
+                message = await self.session.receive_json()
+            except Exception:  # the socket closed: the reader ends with it
+                return
+            now = time.perf_counter()
+            if message["type"] == "events":
+                for event in message["events"]:
+                    self.arrived.setdefault(event["seq"], now)
+            elif message["type"] == "view":
+                self.view = message["view"]
+            self.changed.set()
+
+    async def until(self, seq: int) -> None:
+        while self.view is None or self.view["seq"] < seq:
+            self.changed.clear()
+            await self.changed.wait()
+
+
+async def _table(
+    client: httpx.AsyncClient, base: str, commands: int, seed: int, latencies: list[float]
+) -> int:
+    table = (
+        await client.post("/api/tables", json={"encounter": "goblin-ambush", "seed": seed})
+    ).json()
+    seats = {"gm": table["gm"]["token"], **{c: s["token"] for c, s in table["players"].items()}}
+    async with contextlib.AsyncExitStack() as stack:
+        return await _drive(client, base, commands, seed, latencies, seats, stack)
+
+
+async def _drive(
+    client: httpx.AsyncClient,
+    base: str,
+    commands: int,
+    seed: int,
+    latencies: list[float],
+    seats: dict[str, str],
+    stack: contextlib.AsyncExitStack,
+) -> int:
+    rng = random.Random(seed)
+    sent = 0
+    sockets: dict[str, Socket] = {}
+    readers = []
+    for who, token in seats.items():
+        headers = {"Authorization": f"Bearer {token}"}
+        session = await stack.enter_async_context(
+            aconnect_ws(f"{base}/ws", client, headers=headers)
+        )
+        sockets[who] = Socket(session)
+        readers.append(asyncio.create_task(sockets[who].read()))
+        await session.send_json({"hello": {"last_seq": 0}})
+    for s in sockets.values():
+        await s.until(0)
+    for _ in range(commands):
+        gm_view = sockets["gm"].view
+        assert gm_view is not None
+        current = gm_view["current"]
+        if current == "terminal":
+            break
+        seat = "gm" if current == "chance" or current not in sockets else current
+        seen = sockets[seat].view
+        assert seen is not None
+        actor = "gm" if current == "chance" else current
+        options = [o for o in seen["options"].get(actor, []) if o["legal"]]
+        if not options:
+            break
+        command = rng.choice(options)["command"]
+        start = time.perf_counter()
+        answer = await client.post(
+            "/api/commands",
+            json={"command": command, "command_id": f"{seed}-{sent}"},
+            headers={"Authorization": f"Bearer {seats[seat]}"},
+        )
+        if answer.status_code != 200:
+            raise RuntimeError(f"{command}: {answer.status_code} {answer.text}")
+        seq = int(answer.json()["seq"])
+        for s in sockets.values():
+            await s.until(seq)
+        latencies.append(max(s.arrived[seq] for s in sockets.values()) - start)
+        sent += 1
+    for task in readers:
+        task.cancel()
+    return sent
+
+
+async def _echo_table(
+    client: httpx.AsyncClient, base: str, messages: int, latencies: list[float]
+) -> int:
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = [
+            await stack.enter_async_context(aconnect_ws(f"{base}/ws", client)) for _ in range(5)
+        ]
+        for n in range(messages):
+            start = time.perf_counter()
+            for s in sessions:
+                await s.send_text(f"m{n}")
+            for s in sessions:
+                await s.receive_text()
+            latencies.append(time.perf_counter() - start)
+    return messages
+
+
+def _figures(name: str, count: int, wall: float, latencies: list[float]) -> str:
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    return (
+        f"{name}: {count} commands in {wall:.2f} s = {count / wall:.0f}/s; "
+        f"p50 {statistics.median(ordered) * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms"
+    )
+
+
+async def _run(tables: int, commands: int, db: str) -> None:
+    port = _free_port()
+    server = _start(
+        [
+            sys.executable,
+            "-c",
+            "from caltrop.cli import main; main()",
+            "serve",
+            "--db",
+            db,
+            "--port",
+            str(port),
+        ],
+        port,
+    )
+    echo_port = _free_port()
+    echo = _start([sys.executable, "-c", ECHO, str(echo_port)], echo_port)
+    limits = httpx.Limits(max_connections=tables * 6 + 10)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
+            latencies: list[float] = []
+            start = time.perf_counter()
+            counts = await asyncio.gather(
+                *(_table(client, base, commands, seed, latencies) for seed in range(tables))
+            )
+            wall = time.perf_counter() - start
+        print(f"{tables} tables × 5 sockets, {db.split(':')[0]}")
+        print(_figures("caltrop", sum(counts), wall, latencies))
+        echo_base = f"http://127.0.0.1:{echo_port}"
+        async with httpx.AsyncClient(base_url=echo_base, timeout=60, limits=limits) as client:
+            latencies = []
+            start = time.perf_counter()
+            counts = await asyncio.gather(
+                *(_echo_table(client, echo_base, commands, latencies) for _ in range(tables))
+            )
+            wall = time.perf_counter() - start
+        print(_figures("baseline (FastAPI WebSocket echo ×5)", sum(counts), wall, latencies))
+    finally:
+        for process in (server, echo):
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="benchmarks/server.py", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--commands", type=int, default=20, help="commands per table")
+    parser.add_argument("--db", default=None, help="a SQLAlchemy URL (default: SQLite, temporary)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = args.db or f"sqlite:///{Path(tmp) / 'bench.db'}"
+        asyncio.run(_run(args.tables, args.commands, db))
+
+
+if __name__ == "__main__":
+    main()

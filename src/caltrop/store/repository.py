@@ -1,0 +1,326 @@
+"""Every query of the store. Callers get plain frozen records, never ORM rows or sessions.
+
+Writes to an encounter's log go through :meth:`Repository.write`: one transaction that takes
+the encounter's lock up front (``BEGIN IMMEDIATE`` on SQLite, ``SELECT … FOR UPDATE`` on the
+encounter's row elsewhere), so the head a writer reads is still the head when it appends;
+``UNIQUE(encounter_id, seq)`` is the last guard (a breach is :class:`ConflictError`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from caltrop.errors import CaltropError
+from caltrop.store.database import WRITE
+from caltrop.store.models import CommandRow, EncounterRow, EventRow, SeatRow, TableRow
+
+
+class ConflictError(CaltropError):
+    """Another writer appended to the same log first (the unique seq): nothing was stored."""
+
+
+class NotFoundError(CaltropError):
+    """No such table or encounter."""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    id: int
+    table_id: str
+    role: str  # "gm" | "player"
+    creature_id: str | None
+    revoked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EncounterRecord:
+    id: int
+    table_id: str
+    position: int
+    name: str
+    definition: Mapping[str, Any]
+    visibility: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class NewSeat:
+    token_hash: str
+    role: str
+    creature_id: str | None = None
+
+
+def _seat(row: SeatRow) -> Seat:
+    return Seat(row.id, row.table_id, row.role, row.creature_id, row.revoked)
+
+
+def _encounter(row: EncounterRow) -> EncounterRecord:
+    return EncounterRecord(
+        row.id,
+        row.table_id,
+        row.position,
+        row.name,
+        json.loads(row.definition),
+        json.loads(row.visibility),
+    )
+
+
+class LogWriter:
+    """The inside of one write transaction on one encounter's log."""
+
+    def __init__(self, session: Session, encounter_id: int) -> None:
+        self._session = session
+        self.encounter_id = encounter_id
+
+    def answer(self, command_id: str) -> dict[str, Any] | None:
+        """The stored answer to ``command_id`` on this encounter, if it was accepted before."""
+        stored = self._session.scalar(
+            select(CommandRow.answer).where(
+                CommandRow.encounter_id == self.encounter_id, CommandRow.command_id == command_id
+            )
+        )
+        return json.loads(stored) if stored is not None else None
+
+    def head(self) -> int:
+        """The seq of the last event (0: only the 'begin' event)."""
+        return _head(self._session, self.encounter_id)
+
+    def events(self, after: int) -> list[tuple[int, dict[str, Any]]]:
+        return _events(self._session, self.encounter_id, after)
+
+    def append(
+        self,
+        events: Sequence[tuple[int, Mapping[str, Any]]],
+        *,
+        command_id: str,
+        seat_id: int,
+        answer: Mapping[str, Any],
+    ) -> None:
+        """Add events and the command's answer; they are committed together or not at all."""
+        for seq, event in events:
+            self._session.add(
+                EventRow(encounter_id=self.encounter_id, seq=seq, event=_dumps(event))
+            )
+        self._session.add(
+            CommandRow(
+                encounter_id=self.encounter_id,
+                command_id=command_id,
+                seat_id=seat_id,
+                answer=_dumps(answer),
+            )
+        )
+
+
+def _head(session: Session, encounter_id: int) -> int:
+    head = session.scalar(
+        select(func.max(EventRow.seq)).where(EventRow.encounter_id == encounter_id)
+    )
+    if head is None:
+        raise NotFoundError(f"encounter {encounter_id} has no log")
+    return int(head)
+
+
+def _events(session: Session, encounter_id: int, after: int) -> list[tuple[int, dict[str, Any]]]:
+    rows = session.execute(
+        select(EventRow.seq, EventRow.event)
+        .where(EventRow.encounter_id == encounter_id, EventRow.seq > after)
+        .order_by(EventRow.seq)
+    )
+    return [(int(seq), json.loads(event)) for seq, event in rows]
+
+
+class Repository:
+    """The store's one door: tables, seats, encounters and their logs."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._read = sessionmaker(engine, expire_on_commit=False)
+        self._write = sessionmaker(
+            engine.execution_options(**{WRITE: True}), expire_on_commit=False
+        )
+        #: SQLite has one writer at a time: this process's writers queue here, in order, rather
+        #: than in SQLite's busy handler (which sleeps and retries with growing pauses)
+        self._writer_lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+
+    # -- tables and seats -------------------------------------------------------------------
+
+    def create_table(
+        self,
+        table_id: str,
+        name: str,
+        definition: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        seats: Sequence[NewSeat],
+    ) -> int:
+        """A new table with its first encounter, whose log holds ``events`` (seq 0 the 'begin'
+        event; an imported log brings more), and its seats; returns the encounter's id."""
+        with self._write.begin() as session:
+            session.add(TableRow(id=table_id, name=name))
+            session.flush()  # no ORM relationships: the parent row goes first by hand
+            encounter = EncounterRow(
+                table_id=table_id,
+                position=0,
+                name=str(definition.get("name", name)),
+                definition=_dumps(definition),
+                visibility="{}",
+            )
+            session.add(encounter)
+            session.flush()
+            for seq, event in enumerate(events):
+                session.add(EventRow(encounter_id=encounter.id, seq=seq, event=_dumps(event)))
+            for seat in seats:
+                session.add(
+                    SeatRow(
+                        table_id=table_id,
+                        token_hash=seat.token_hash,
+                        role=seat.role,
+                        creature_id=seat.creature_id,
+                    )
+                )
+            return encounter.id
+
+    def add_encounter(
+        self,
+        table_id: str,
+        definition: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        seats: Sequence[NewSeat],
+    ) -> int:
+        """The table's next encounter (after every one before) with its log's first events, and
+        seats for the player characters new to the table; returns the encounter's id."""
+        with self._write.begin() as session:
+            last = session.scalar(
+                select(func.max(EncounterRow.position)).where(EncounterRow.table_id == table_id)
+            )
+            if last is None:
+                raise NotFoundError(f"no table {table_id!r}")
+            encounter = EncounterRow(
+                table_id=table_id,
+                position=int(last) + 1,
+                name=str(definition.get("name", "")),
+                definition=_dumps(definition),
+                visibility="{}",
+            )
+            session.add(encounter)
+            session.flush()
+            for seq, event in enumerate(events):
+                session.add(EventRow(encounter_id=encounter.id, seq=seq, event=_dumps(event)))
+            for seat in seats:
+                session.add(
+                    SeatRow(
+                        table_id=table_id,
+                        token_hash=seat.token_hash,
+                        role=seat.role,
+                        creature_id=seat.creature_id,
+                    )
+                )
+            return encounter.id
+
+    def reissue_seat(self, table_id: str, creature_id: str, token_hash: str) -> list[int]:
+        """Revoke every seat of ``creature_id`` at the table and add one with ``token_hash``;
+        returns the ids of the revoked seats."""
+        with self._write.begin() as session:
+            rows = list(
+                session.scalars(
+                    select(SeatRow).where(
+                        SeatRow.table_id == table_id,
+                        SeatRow.creature_id == creature_id,
+                        SeatRow.revoked.is_(False),
+                    )
+                )
+            )
+            for row in rows:
+                row.revoked = True
+            session.add(
+                SeatRow(
+                    table_id=table_id, token_hash=token_hash, role="player", creature_id=creature_id
+                )
+            )
+            return [row.id for row in rows]
+
+    def seat_by_token_hash(self, token_hash: str) -> Seat | None:
+        with self._read() as session:
+            row = session.scalar(select(SeatRow).where(SeatRow.token_hash == token_hash))
+            return _seat(row) if row is not None else None
+
+    def seats(self, table_id: str) -> list[Seat]:
+        with self._read() as session:
+            rows = session.scalars(
+                select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.id)
+            )
+            return [_seat(r) for r in rows]
+
+    # -- encounters and their logs ----------------------------------------------------------
+
+    def current_encounter(self, table_id: str) -> EncounterRecord:
+        """The encounter the table plays now (the last one started)."""
+        with self._read() as session:
+            row = session.scalar(
+                select(EncounterRow)
+                .where(EncounterRow.table_id == table_id)
+                .order_by(EncounterRow.position.desc())
+                .limit(1)
+            )
+            if row is None:
+                raise NotFoundError(f"no table {table_id!r}")
+            return _encounter(row)
+
+    def set_visibility(self, encounter_id: int, visibility: Mapping[str, Any]) -> None:
+        with self._write.begin() as session:
+            row = session.get(EncounterRow, encounter_id)
+            if row is None:
+                raise NotFoundError(f"no encounter {encounter_id}")
+            row.visibility = _dumps(visibility)
+
+    def events(self, encounter_id: int, after: int = -1) -> list[tuple[int, dict[str, Any]]]:
+        """The log's events with seq > ``after``, in order."""
+        with self._read() as session:
+            return _events(session, encounter_id, after)
+
+    def head(self, encounter_id: int) -> int:
+        with self._read() as session:
+            return _head(session, encounter_id)
+
+    @contextmanager
+    def write(self, encounter_id: int) -> Iterator[LogWriter]:
+        """A write transaction on one encounter's log, holding its lock; commits on leaving
+        (raises :class:`ConflictError` if the unique seq was taken), rolls back on an exception."""
+        with self._writer_lock or contextlib.nullcontext(), self._writing(encounter_id) as log:
+            yield log
+
+    @contextmanager
+    def _writing(self, encounter_id: int) -> Iterator[LogWriter]:
+        session = self._write()
+        try:
+            session.begin()
+            if self.engine.dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE locked already
+                locked = session.scalar(
+                    select(EncounterRow.id).where(EncounterRow.id == encounter_id).with_for_update()
+                )
+                if locked is None:
+                    raise NotFoundError(f"no encounter {encounter_id}")
+            yield LogWriter(session, encounter_id)
+            try:
+                session.commit()
+            except IntegrityError as exc:
+                raise ConflictError(
+                    f"encounter {encounter_id}: the log moved on meanwhile"
+                ) from exc
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()

@@ -1,0 +1,399 @@
+"""The command path of a table (issue 11): authorise, apply to the engine, commit, answer.
+
+Under the encounter's lock (an in-process lock around the repository's write transaction,
+which holds the database's lock), :meth:`Tables.submit` checks the seat's right
+(:func:`caltrop.table.rights.refusal`), applies the command to a copy of the engine state and
+settles rolls with no dice, appends the new events with the command's answer, and only once that
+is committed replaces the cached state and returns. A retry with the same ``command_id`` gets the
+stored answer; a stale ``expected_seq`` is refused with the current head; a refused command
+stores nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import tempfile
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from caltrop.content import (
+    BUNDLED_PREFIX,
+    bundled_creatures,
+    encounter_from_dict,
+    encounter_to_dict,
+    load_encounter,
+    resolve_creature,
+)
+from caltrop.content.logfile import MAX_LOG_BYTES, read_log_events
+from caltrop.core.commands import GM, AddCreature, Command, parse_command
+from caltrop.core.model import EncounterDef, Side
+from caltrop.economy.outcome import outcome_json
+from caltrop.encounter import Encounter
+from caltrop.errors import CaltropError
+from caltrop.store.repository import NewSeat, NotFoundError, Repository, Seat
+from caltrop.table import HealthShown, Reveal, TableView, view, visible_event
+from caltrop.table.night import carry_over
+from caltrop.table.rights import refusal
+
+#: the longest command id a client may choose
+MAX_COMMAND_ID: Final = 100
+
+
+class RefusalError(CaltropError):
+    """A request the table refuses, with the HTTP status that says why (nothing changed)."""
+
+    def __init__(self, status: int, reason: str, **extra: Any) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+        self.extra = extra
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class NewTable:
+    """A created table: its id and the seat tokens (shown once; only hashes are stored)."""
+
+    table_id: str
+    gm_token: str
+    player_tokens: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """The answer to an accepted command, and the events it added (to broadcast)."""
+
+    answer: Mapping[str, Any]
+    table_id: str
+    events: tuple[tuple[int, Mapping[str, Any]], ...] = ()
+    replayed: bool = False
+
+
+@dataclass
+class _Cached:
+    encounter: Encounter
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def viewer_of(seat: Seat) -> str:
+    """The viewer a seat sees the table as: ``gm`` or its creature's id."""
+    return GM if seat.role == "gm" else str(seat.creature_id)
+
+
+def reveal_from(data: Mapping[str, Any]) -> dict[str, Reveal]:
+    """The stored visibility (id → {health, aspects, resources}) as :class:`Reveal` values."""
+    out: dict[str, Reveal] = {}
+    for creature_id, shown in data.items():
+        out[creature_id] = Reveal(
+            HealthShown(shown.get("health", "label")),
+            aspects=bool(shown.get("aspects", False)),
+            resources=bool(shown.get("resources", False)),
+        )
+    return out
+
+
+class Tables:
+    """Tables over a :class:`Repository`, with each encounter's state kept in memory at its
+    log's head (rebuilt by replay whenever the log moved on without this process)."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+        self._cache: dict[int, _Cached] = {}
+        self._cache_lock = threading.Lock()
+
+    # -- tables -----------------------------------------------------------------------------
+
+    def create(self, encounter: str, *, seed: int | None = None) -> NewTable:
+        """A table playing a bundled encounter (by name): a GM seat and one per PC."""
+        try:
+            definition = load_encounter(encounter)
+        except CaltropError as exc:
+            raise RefusalError(422, str(exc)) from None
+        return self.create_from(definition, seed=seed)
+
+    def create_from(self, definition: EncounterDef, *, seed: int | None = None) -> NewTable:
+        data = encounter_to_dict(definition)
+        return self._open(data, Encounter.begin(definition, seed, header={"definition": data}))
+
+    def import_log(self, payload: bytes) -> NewTable:
+        """A table that goes on from an exported log (``caltrop play --log`` or ``GET
+        /api/log``): read as ``caltrop replay`` reads a file, replayed with its dice checked;
+        422 naming the line or the event if it is not a whole Caltrop log."""
+        if len(payload) > MAX_LOG_BYTES:
+            raise RefusalError(413, f"a log is at most {MAX_LOG_BYTES:,} bytes")
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "upload.jsonl"
+            path.write_bytes(payload)
+            try:
+                events, _ = read_log_events(path)
+            except CaltropError as exc:
+                raise RefusalError(422, str(exc).replace(str(path), "the upload")) from None
+        header = events[0].get("header")
+        if not isinstance(header, dict) or not isinstance(header.get("definition"), dict):
+            raise RefusalError(422, "line 1: the 'begin' event must carry the encounter")
+        try:
+            definition = encounter_from_dict(header["definition"])
+            engine = Encounter.replay(definition, events)
+        except CaltropError as exc:
+            raise RefusalError(422, f"this log does not replay: {exc}") from None
+        except (KeyError, TypeError, ValueError, RecursionError) as exc:
+            raise RefusalError(422, f"not a Caltrop log ({type(exc).__name__})") from None
+        return self._open(encounter_to_dict(definition), engine)
+
+    def _open(self, data: Mapping[str, Any], engine: Encounter) -> NewTable:
+        definition = engine.initial
+        gm_token = secrets.token_urlsafe(32)
+        players = {
+            c.id: secrets.token_urlsafe(32) for c in definition.participants if c.side is Side.PC
+        }
+        seats = [NewSeat(token_hash(gm_token), "gm")]
+        seats += [NewSeat(token_hash(t), "player", cid) for cid, t in players.items()]
+        table_id = uuid.uuid4().hex
+        encounter_id = self.repository.create_table(
+            table_id, definition.name, data, engine.events, seats
+        )
+        with self._cache_lock:
+            self._cache[encounter_id] = _Cached(engine)
+        return NewTable(table_id, gm_token, players)
+
+    def seat(self, token: str) -> Seat:
+        """The seat of a token; 401 if there is none or it was revoked."""
+        seat = self.repository.seat_by_token_hash(token_hash(token))
+        if seat is None or seat.revoked:
+            raise RefusalError(401, "unknown or revoked seat token")
+        return seat
+
+    def set_visibility(self, seat: Seat, shown: Mapping[str, Mapping[str, Any]]) -> None:
+        """The GM sets what players see of NPCs: id → {health: exact|label|hidden, aspects,
+        resources} (issue 11); 403 for a player, 422 naming a wrong id or value."""
+        if seat.role != "gm":
+            raise RefusalError(403, "only the GM decides what players see of NPCs")
+        record = self.repository.current_encounter(seat.table_id)
+        encounter = self._state(record.id, record.definition)
+        npcs = {c.id for c in encounter.creatures if c.side is Side.NPC}
+        merged = dict(record.visibility)
+        for creature_id, value in shown.items():
+            if creature_id not in npcs:
+                raise RefusalError(422, f"{creature_id!r} is not an NPC of this encounter")
+            try:
+                reveal_from({creature_id: value})
+            except (ValueError, AttributeError):
+                raise RefusalError(
+                    422, f"{creature_id}: health is exact, label or hidden, not {value!r}"
+                ) from None
+            merged[creature_id] = dict(value)
+        self.repository.set_visibility(record.id, merged)
+
+    def next_encounter(
+        self,
+        seat: Seat,
+        encounter: str,
+        *,
+        reset: Sequence[str] = (),
+        seed: int | None = None,
+    ) -> dict[str, str]:
+        """The GM starts the table's next encounter (a bundled one by name): the player
+        characters carry their Health, Stamina and Exhaustion over unless ``reset`` names them
+        (:func:`caltrop.table.night.carry_over`); the encounter before keeps its log. Returns
+        the tokens of seats for player characters new to the table."""
+        if seat.role != "gm":
+            raise RefusalError(403, "only the GM starts the next encounter")
+        try:
+            definition = load_encounter(encounter)
+        except CaltropError as exc:
+            raise RefusalError(422, str(exc)) from None
+        record = self.repository.current_encounter(seat.table_id)
+        previous = self._state(record.id, record.definition)
+        try:
+            carried = carry_over(previous, definition, reset)
+        except CaltropError as exc:
+            raise RefusalError(422, str(exc)) from None
+        data = encounter_to_dict(carried)
+        engine = Encounter.begin(carried, seed, header={"definition": data})
+        seated = {
+            s.creature_id
+            for s in self.repository.seats(seat.table_id)
+            if s.role == "player" and not s.revoked
+        }
+        tokens = {
+            c.id: secrets.token_urlsafe(32)
+            for c in carried.participants
+            if c.side is Side.PC and c.id not in seated
+        }
+        seats = [NewSeat(token_hash(t), "player", cid) for cid, t in tokens.items()]
+        encounter_id = self.repository.add_encounter(seat.table_id, data, engine.events, seats)
+        with self._cache_lock:
+            self._cache[encounter_id] = _Cached(engine)
+        return tokens
+
+    def reissue(self, seat: Seat, creature_id: str) -> tuple[str, list[int]]:
+        """The GM revokes a player's seat and issues a new token for the creature (issue 11);
+        returns the token and the revoked seats' ids (their sockets are to be closed)."""
+        if seat.role != "gm":
+            raise RefusalError(403, "only the GM may revoke and reissue a seat")
+        record = self.repository.current_encounter(seat.table_id)
+        encounter = self._state(record.id, record.definition)
+        pcs = [c.id for c in encounter.creatures if c.side is Side.PC]
+        if creature_id not in pcs:
+            raise RefusalError(
+                422, f"{creature_id!r} is not a player character here ({', '.join(pcs)})"
+            )
+        token = secrets.token_urlsafe(32)
+        revoked = self.repository.reissue_seat(seat.table_id, creature_id, token_hash(token))
+        return token, revoked
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def view(self, seat: Seat) -> TableView:
+        """The seat's view; 409 if its creature does not play in the table's encounter now."""
+        viewer = viewer_of(seat)
+        found = self.views(seat.table_id, {viewer}).get(viewer)
+        if found is None:
+            raise RefusalError(409, f"{viewer} does not play in this table's encounter now")
+        return found
+
+    def views(self, table_id: str, viewers: set[str]) -> dict[str, TableView]:
+        """The view of each viewer of one table who plays in its encounter now (the GM always),
+        from one read of its state (a broadcast)."""
+        record = self.repository.current_encounter(table_id)
+        encounter = self._state(record.id, record.definition)
+        shown = reveal_from(record.visibility)
+        present = {c.id for c in encounter.creatures}
+        return {v: view(encounter, v, shown) for v in viewers if v == GM or v in present}
+
+    def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
+        """The events after ``last_seq`` as the seat may see them, each with its seq."""
+        record = self.repository.current_encounter(seat.table_id)
+        viewer = viewer_of(seat)
+        return [
+            {"seq": seq, "event": visible_event(event, viewer)}
+            for seq, event in self.repository.events(record.id, last_seq)
+        ]
+
+    def head(self, seat: Seat) -> int:
+        return self.repository.head(self.repository.current_encounter(seat.table_id).id)
+
+    def log_lines(self, seat: Seat) -> list[str]:
+        """The encounter's log as ``caltrop replay`` reads it (the GM's export)."""
+        if seat.role != "gm":
+            raise RefusalError(403, "only the GM may export the log (it holds every stat block)")
+        encounter_id = self.repository.current_encounter(seat.table_id).id
+        return [
+            json.dumps(e, sort_keys=True, ensure_ascii=False)
+            for _, e in self.repository.events(encounter_id)
+        ]
+
+    # -- the command path -------------------------------------------------------------------
+
+    def submit(
+        self, seat: Seat, text: str, command_id: str, expected_seq: int | None = None
+    ) -> Accepted:
+        """Apply one command for ``seat`` and commit it; see the module's docstring."""
+        if not command_id or len(command_id) > MAX_COMMAND_ID:
+            raise RefusalError(422, f"command_id must be 1 to {MAX_COMMAND_ID} characters")
+        record = self.repository.current_encounter(seat.table_id)
+        cached = self._cached(record.id, record.definition)
+        with cached.lock:
+            with self.repository.write(record.id) as log:
+                stored = log.answer(command_id)
+                if stored is not None:
+                    if stored.get("seat") != seat.id:
+                        raise RefusalError(
+                            409, f"command_id {command_id!r} was used by another seat"
+                        )
+                    return Accepted(stored, seat.table_id, replayed=True)
+                head = log.head()
+                if expected_seq is not None and expected_seq != head:
+                    raise RefusalError(
+                        409, f"stale expected_seq {expected_seq}: the log is at {head}", head=head
+                    )
+                current = cached.encounter
+                if len(current.events) - 1 != head:  # another process appended: catch up
+                    current = _replay(record.definition, [e for _, e in log.events(-1)])
+                try:
+                    command = _command(text, current)
+                except CaltropError as exc:
+                    raise RefusalError(422, str(exc)) from None
+                why = refusal(current, None if seat.role == "gm" else seat.creature_id, command)
+                if why is not None:
+                    raise RefusalError(403, why)
+                after = current.clone()
+                try:
+                    outcome = after.apply(command)
+                except CaltropError as exc:
+                    raise RefusalError(422, str(exc)) from None
+                settled = after.settle()
+                new = tuple((seq, after.events[seq]) for seq in range(head + 1, len(after.events)))
+                answer: dict[str, Any] = {
+                    "accepted": True,
+                    "seat": seat.id,
+                    "command": str(command),
+                    "seq": new[-1][0],
+                    "first_seq": head + 1,
+                    "outcomes": [outcome_json(o) for o in ([outcome] if outcome else []) + settled],
+                }
+                log.append(new, command_id=command_id, seat_id=seat.id, answer=answer)
+            # committed (the write has left its block), still under the lock: a reader never
+            # sees a head the cache lacks, so it never replays for nothing
+            cached.encounter = after
+        return Accepted(answer, seat.table_id, new)
+
+    # -- state ------------------------------------------------------------------------------
+
+    def _cached(self, encounter_id: int, definition: Mapping[str, Any]) -> _Cached:
+        with self._cache_lock:
+            cached = self._cache.get(encounter_id)
+        if cached is None:
+            events = [e for _, e in self.repository.events(encounter_id)]
+            cached = _Cached(_replay(definition, events))
+            with self._cache_lock:
+                cached = self._cache.setdefault(encounter_id, cached)
+        return cached
+
+    def _state(self, encounter_id: int, definition: Mapping[str, Any]) -> Encounter:
+        """The encounter at its log's head (replayed if this process is behind)."""
+        cached = self._cached(encounter_id, definition)
+        with cached.lock:
+            head = self.repository.head(encounter_id)
+            if len(cached.encounter.events) - 1 != head:
+                events = [e for _, e in self.repository.events(encounter_id)]
+                cached.encounter = _replay(definition, events)
+            return cached.encounter
+
+
+def _replay(definition: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Encounter:
+    """State from the log, as ``caltrop replay`` rebuilds it (the header's definition)."""
+    try:
+        return Encounter.replay(encounter_from_dict(definition), events)
+    except CaltropError as exc:
+        raise NotFoundError(f"the stored log does not replay: {exc}") from exc
+
+
+def _command(text: str, encounter: Encounter) -> Command:
+    """The command ``text`` says; ``gm: add`` of a creature the encounter does not hold in
+    reserve is looked up among the bundled creatures (R48); never as a file on the server."""
+    command = parse_command(text)
+    reserves = {c.id for c in encounter.definition.reserves}
+    if (
+        isinstance(command, AddCreature)
+        and command.creature is None
+        and command.source not in reserves
+    ):
+        if command.source not in bundled_creatures() and not command.source.startswith(
+            BUNDLED_PREFIX
+        ):
+            raise CaltropError(
+                f"no creature {command.source!r} in this encounter's reserves nor bundled "
+                "(the server reads no files)"
+            )
+        command = replace(command, creature=resolve_creature(command.source, base=None))
+    return command

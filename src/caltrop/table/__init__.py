@@ -1,0 +1,32 @@
+"""The view model every screen renders: ``view(encounter, viewer)`` for the GM or a player.
+
+Pure and free of I/O: it reads an :class:`~caltrop.encounter.Encounter` and decides what one
+viewer may see of it (hidden information, issue 11) and what that viewer may do right now.
+The terminal and the web layer render it and hold no rules of their own.
+
+>>> from caltrop.table import view, Reveal, HealthShown, GM
+"""
+
+from caltrop.core.commands import GM
+from caltrop.table.events import visible_event
+from caltrop.table.view import (
+    ActionOption,
+    CreatureView,
+    PendingView,
+    TableView,
+    view,
+)
+from caltrop.table.visibility import HealthShown, Reveal, health_label
+
+__all__ = [
+    "GM",
+    "ActionOption",
+    "CreatureView",
+    "HealthShown",
+    "PendingView",
+    "Reveal",
+    "TableView",
+    "health_label",
+    "view",
+    "visible_event",
+]

@@ -1,0 +1,390 @@
+"""``view(encounter, viewer)``: one encounter as the GM or one player may see it (issue 11).
+
+The view holds the turn order and round, each creature as the viewer may see it
+(:mod:`caltrop.table.visibility`), the pending roll with who still has to answer in its
+reaction window (R15), and what the viewer's creatures may do right now: every legal command
+with its cost and the Load or points it leaves, and each action it may not take, greyed, with
+the engine's reason (R11's arithmetic). Nothing here changes the encounter: the window is
+walked on a clone, costs come from :meth:`Encounter.preview`.
+
+Who may roll (the server's rule, documented here because every screen shows it): the GM may
+roll any pending roll at any time (which closes its window); a player may roll a roll its own
+creature declared once nobody is left to answer it (the engine's pointer is *chance*), so a
+player never cuts off the others' reactions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
+from caltrop.core.model import ActionKind, Side
+from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
+from caltrop.errors import CaltropError
+from caltrop.table.visibility import NPC_DEFAULT, HealthShown, Reveal, health_label
+
+
+@dataclass(frozen=True, slots=True)
+class CreatureView:
+    """One creature as the viewer may see it; a field the viewer may not see is None and is
+    left out of :meth:`as_dict` altogether."""
+
+    id: str
+    name: str
+    side: str
+    down: bool
+    removed: bool
+    conditions: tuple[str, ...]
+    initiative: int | None = None
+    health: int | None = None
+    max_health: int | None = None
+    health_label: str | None = None
+    aspects: Mapping[str, int] | None = None
+    resources: Mapping[str, Any] | None = None
+    #: the creature's actions with their costs (names and costs, the stat block's)
+    actions: Mapping[str, int] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, Mapping):
+                value = dict(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[name] = value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ActionOption:
+    """One thing a creature (or the GM) may do now, or an action it may not, with the reason."""
+
+    actor: str
+    #: the command in the engine's notation (what a client sends)
+    command: str
+    #: the action's name, or ``end turn``, ``pass``, ``roll``, ``pass all``
+    action: str
+    legal: bool
+    reason: str | None = None
+    #: what it costs: each resource's change (``{"load": 3}``, ``{"ap": -2}``)
+    cost: Mapping[str, float] = field(default_factory=dict)
+    #: the resources it leaves (Load, or AP/RP/Stamina)
+    leaves: Mapping[str, Any] | None = None
+    #: the dice it would roll now
+    rolls: str | None = None
+    #: taken off its own turn (a reaction or team action in another's window, R15)
+    reaction: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "actor": self.actor,
+            "command": self.command,
+            "action": self.action,
+            "legal": self.legal,
+            "cost": dict(self.cost),
+            "reaction": self.reaction,
+        }
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.leaves is not None:
+            out["leaves"] = dict(self.leaves)
+        if self.rolls is not None:
+            out["rolls"] = self.rolls
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class PendingView:
+    """The roll on top of the pending stack and its reaction window (R15)."""
+
+    kind: str
+    roller: str
+    action: str | None
+    target: str | None
+    dc: int | None
+    stage: str
+    expression: str
+    advantages: tuple[str, ...]
+    net_advantage: int
+    passed: tuple[str, ...]
+    #: who still has to answer, in the order they are asked
+    waiting_on: tuple[str, ...]
+    #: the rolls below it (a stage roll waits on a defence, say)
+    depth: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "roller": self.roller,
+            "action": self.action,
+            "target": self.target,
+            "dc": self.dc,
+            "stage": self.stage,
+            "expression": self.expression,
+            "advantages": list(self.advantages),
+            "net_advantage": self.net_advantage,
+            "passed": list(self.passed),
+            "waiting_on": list(self.waiting_on),
+            "depth": self.depth,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """Everything one screen shows of an encounter, for one viewer."""
+
+    viewer: str
+    encounter: str
+    module: str
+    #: the number of commands applied (the log's head: a client's ``last_seq``)
+    seq: int
+    round: int
+    turn: str | None
+    order: tuple[str, ...]
+    #: who decides now: a creature id, ``chance`` (dice) or ``terminal``
+    current: str
+    over: bool
+    winner: str | None
+    creatures: tuple[CreatureView, ...]
+    pending: PendingView | None
+    #: per actor the viewer answers for (its creature; the GM: ``gm`` and every NPC)
+    options: Mapping[str, tuple[ActionOption, ...]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "viewer": self.viewer,
+            "encounter": self.encounter,
+            "module": self.module,
+            "seq": self.seq,
+            "round": self.round,
+            "turn": self.turn,
+            "order": list(self.order),
+            "current": self.current,
+            "over": self.over,
+            "winner": self.winner,
+            "creatures": [c.as_dict() for c in self.creatures],
+            "pending": self.pending.as_dict() if self.pending is not None else None,
+            "options": {a: [o.as_dict() for o in opts] for a, opts in self.options.items()},
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_dict(), sort_keys=True, ensure_ascii=False)
+
+
+def view(
+    encounter: Encounter, viewer: str, visibility: Mapping[str, Reveal] | None = None
+) -> TableView:
+    """The encounter as ``viewer`` (``"gm"`` or a creature id) may see it.
+
+    ``visibility`` maps NPC ids to what players see of them (default :data:`NPC_DEFAULT`: a
+    Health label, no Aspects, no Load or points). The GM sees everything.
+    Raises :class:`InvalidActionError` for a viewer that is neither the GM nor a creature.
+    """
+    if viewer != GM:
+        encounter.index(viewer)  # raises, naming the known ids
+    shown = visibility or {}
+    creatures = tuple(
+        _creature(encounter, i, viewer, shown.get(c.id, NPC_DEFAULT))
+        for i, c in enumerate(encounter.creatures)
+    )
+    pending = encounter.pending_roll
+    actors = (
+        [GM, *(c.id for c in encounter.creatures if c.side is Side.NPC)]
+        if viewer == GM
+        else [viewer]
+    )
+    return TableView(
+        viewer=viewer,
+        encounter=encounter.definition.name,
+        module=encounter.definition.ruleset.economy.value,
+        seq=len(encounter.commands),
+        round=encounter.round,
+        turn=encounter.turn_owner,
+        order=tuple(encounter.creatures[i].id for i in encounter.order),
+        current=encounter.current(),
+        over=encounter.over,
+        winner=encounter.winner.value if encounter.winner else None,
+        creatures=creatures,
+        pending=_pending(encounter, pending) if pending is not None else None,
+        options={actor: tuple(_options(encounter, actor)) for actor in actors},
+    )
+
+
+def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureView:
+    """The GM sees every creature whole, a player every player character whole (the party's
+    own sheets) and each NPC as its :class:`Reveal` says."""
+    c = enc.creatures[i]
+    if viewer == GM or c.side is Side.PC:
+        reveal = Reveal(HealthShown.EXACT, aspects=True, resources=True)
+    max_health = c.max_health if c.max_health is not None else c.health
+    exact = reveal.health is HealthShown.EXACT
+    return CreatureView(
+        id=c.id,
+        name=c.name,
+        side=c.side.value,
+        down=enc.down[i],
+        removed=enc.gone[i],
+        conditions=tuple(enc.conditions[i]),
+        initiative=enc.initiative[i],
+        health=enc.health[i] if exact else None,
+        max_health=max_health if exact else None,
+        health_label=health_label(enc.health[i], max_health, down=enc.down[i])
+        if reveal.health is not HealthShown.HIDDEN
+        else None,
+        aspects=dict(c.aspects) if reveal.aspects else None,
+        resources=enc.resources[i].as_dict() if reveal.resources else None,
+        actions={a.name: a.cost for a in c.actions} if reveal.aspects else None,
+    )
+
+
+def _pending(enc: Encounter, p: PendingRoll) -> PendingView:
+    return PendingView(
+        kind=p.kind.value,
+        roller=enc.creatures[p.roller].id,
+        action=p.action.name if p.action else p.aspect,
+        target=enc.creatures[p.target].id if p.target is not None else None,
+        dc=p.dc,
+        stage=p.stage,
+        expression=str(enc.pending_expression()),
+        advantages=tuple(str(a) for a in p.advantages),
+        net_advantage=p.net_advantage,
+        passed=tuple(sorted(enc.creatures[i].id for i in p.passed)),
+        waiting_on=_waiting_on(enc) if p.kind is not RollKind.INITIATIVE else (),
+        depth=len(enc.pending) - 1,
+    )
+
+
+def _waiting_on(enc: Encounter) -> tuple[str, ...]:
+    """Who is still to answer the pending roll, in the engine's order: each is asked in turn
+    (R15); found by passing for each on a clone, so it is the engine's own answer."""
+    probe = enc.clone()
+    waiting: list[str] = []
+    for _ in range(len(enc.creatures) + 1):
+        who = probe.current()
+        if who in (CHANCE, TERMINAL) or not probe.pending:
+            break
+        waiting.append(who)
+        try:
+            probe.apply(Pass(who))
+        except CaltropError:
+            break
+    return tuple(waiting)
+
+
+def _options(enc: Encounter, actor: str) -> Iterator[ActionOption]:
+    """What ``actor`` may do now (legal first, in the engine's order), then each action of
+    its stat block it may not take now, greyed with the engine's reason."""
+    if actor == GM:
+        yield from _gm_options(enc)
+        return
+    i = enc.index(actor)
+    if enc.over or enc.down[i] or enc.gone[i]:
+        return
+    c = enc.creatures[i]
+    pending = enc.pending_roll
+    off_turn = pending is not None or enc.turn_owner != actor
+    before = enc.resources[i].as_dict()
+    legal_names: set[str] = set()
+    for command in enc.generate_legal(actor):
+        if isinstance(command, Act):
+            legal_names.add(command.action)
+            preview = enc.preview(command)
+            after = preview.get("resources_after", {})
+            yield ActionOption(
+                actor=actor,
+                command=str(command),
+                action=command.action,
+                legal=True,
+                cost=_cost(before, after),
+                leaves=after,
+                rolls=preview.get("expression"),
+                reaction=off_turn,
+            )
+        else:
+            yield _plain(actor, command, off_turn)
+    if pending is not None and pending.roller == i and enc.current() == CHANCE:
+        roll = RollDice()
+        if enc.is_legal(roll):
+            yield ActionOption(
+                actor=actor,
+                command=str(roll),
+                action="roll",
+                legal=True,
+                rolls=str(enc.pending_expression()),
+            )
+    for action in c.actions:
+        if action.name in legal_names:
+            continue
+        probe = Act(actor, action.name, targets=_probe_target(enc, i, action.kind))
+        reason = enc.why_illegal(probe) or "not with any target or weapon now"
+        yield ActionOption(
+            actor=actor,
+            command=str(probe),
+            action=action.name,
+            legal=False,
+            reason=reason,
+            reaction=off_turn,
+        )
+
+
+def _gm_options(enc: Encounter) -> Iterator[ActionOption]:
+    for command in enc.generate_legal(GM):
+        rolls = str(enc.pending_expression()) if isinstance(command, RollDice) else None
+        yield ActionOption(
+            actor=GM,
+            command=str(command),
+            action="roll" if isinstance(command, RollDice) else str(command).removeprefix("gm: "),
+            legal=True,
+            rolls=rolls,
+        )
+
+
+def _plain(actor: str, command: Command, off_turn: bool) -> ActionOption:
+    name = (
+        "end turn"
+        if isinstance(command, EndTurn)
+        else "pass"
+        if isinstance(command, Pass)
+        else str(command)
+    )
+    return ActionOption(
+        actor=actor, command=str(command), action=name, legal=True, reaction=off_turn
+    )
+
+
+def _probe_target(enc: Encounter, i: int, kind: ActionKind) -> tuple[str, ...]:
+    """A target to ask the engine about an attack with (the first standing opponent), so the
+    reason it gives is the rules' (the gate, the turn), not a missing target."""
+    if kind is not ActionKind.ATTACK:
+        return ()
+    side = enc.creatures[i].side
+    for j, other in enumerate(enc.creatures):
+        if other.side is not side and not enc.down[j] and not enc.gone[j]:
+            return (other.id,)
+    return ()
+
+
+def _cost(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, float]:
+    """Each numeric resource's change from ``before`` to ``after`` (only those that change)."""
+    out: dict[str, float] = {}
+    for key, value in after.items():
+        old = before.get(key)
+        numbers = isinstance(value, int | float) and isinstance(old, int | float)
+        if numbers and not isinstance(value, bool) and value != old:
+            out[key] = value - old
+    return out
+
+
+__all__ = [
+    "ActionOption",
+    "CreatureView",
+    "PendingView",
+    "TableView",
+    "view",
+]

@@ -1,0 +1,298 @@
+"""``create_app(settings)``: the table server's HTTP and WebSocket API (issue 11).
+
+Every request names its seat by its token: ``Authorization: Bearer TOKEN`` or the HttpOnly
+cookie ``caltrop_seat`` that ``GET /join/TOKEN`` sets. The routes:
+
+* ``POST /api/tables`` — a table from a bundled encounter: the GM's token and link, one per PC;
+  ``POST /api/tables/import`` — the same, going on from an exported log (the JSON-lines body);
+* ``GET /api/view`` — the view model for the seat (:func:`caltrop.table.view`);
+* ``POST /api/commands`` — ``{command, command_id, expected_seq?}``: committed, then answered
+  and broadcast; a retry of a command_id gets the stored answer; 409 for a stale
+  ``expected_seq`` (with ``head``), 403 for a command the seat may not give, 422 for one the
+  rules refuse — nothing is stored then;
+* ``GET /api/events?after=N`` — the log after N as the seat may see it; ``GET /api/log`` — the
+  GM's export (JSON lines, ``caltrop replay`` reads it);
+* ``PUT /api/visibility`` — the GM: what players see of NPCs; ``POST /api/encounters`` — the
+  GM: the night's next encounter; ``POST /api/seats/ID/reissue`` — the GM: a new seat link;
+* ``WS /ws`` — send ``{"hello": {"last_seq": N}}``: the socket is subscribed first, then gets
+  the events after N (``{"type": "events", "events": [{seq, event}]}``) and a fresh view
+  (``{"type": "view", "view": …}``); every later command arrives as an events message with its
+  view. Clients drop events whose seq they have.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Annotated, Any, Final
+from urllib.parse import urlsplit
+
+from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse, PlainTextResponse
+from starlette.concurrency import run_in_threadpool
+
+from caltrop.content.logfile import MAX_LOG_BYTES
+from caltrop.store import Repository, open_database
+from caltrop.store.repository import NotFoundError, Seat
+from caltrop.store.service import Accepted, NewTable, RefusalError, Tables, viewer_of
+from caltrop.table import visible_event
+from caltrop.web.hub import Hub, Subscriber
+from caltrop.web.schemas import (
+    CommandIn,
+    NewTableIn,
+    NewTableOut,
+    NextEncounterIn,
+    RevealIn,
+    SeatOut,
+)
+from caltrop.web.settings import Settings
+
+COOKIE: Final = "caltrop_seat"
+#: at most this many missed events are sent on a hello; further behind, a fresh view only
+MAX_REPLAYED: Final = 1000
+#: the last message of a socket whose seat the GM revoked
+REVOKED: Final[Mapping[str, Any]] = {"type": "revoked", "detail": "this seat was revoked"}
+
+
+def _token(authorization: str | None, cookie: str | None) -> str:
+    if authorization:
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise RefusalError(401, "Authorization must be 'Bearer TOKEN'")
+        return token.strip()
+    if cookie:
+        return cookie
+    raise RefusalError(401, "no seat: send 'Authorization: Bearer TOKEN' or open your link")
+
+
+def _tables(request: Request) -> Tables:
+    service: Tables = request.app.state.tables
+    return service
+
+
+def _seat(request: Request, authorization: Annotated[str | None, Header()] = None) -> Seat:
+    """The seat of the request's token (bearer header, else the seat cookie); 401 if none."""
+    token = _token(authorization, request.cookies.get(COOKIE))
+    return _tables(request).seat(token)
+
+
+TablesDep = Annotated[Tables, Depends(_tables)]
+SeatDep = Annotated[Seat, Depends(_seat)]
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The server over ``settings.database_url`` (migrated on start)."""
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = open_database(settings.database_url)
+        app.state.tables = Tables(Repository(engine))
+        app.state.hub = Hub()
+        try:
+            yield
+        finally:
+            engine.dispose()
+
+    app = FastAPI(title="Caltrop table server", lifespan=lifespan)
+
+    @app.exception_handler(RefusalError)
+    async def refused(_request: Request, exc: RefusalError) -> JSONResponse:
+        return JSONResponse({"detail": exc.reason, **exc.extra}, status_code=exc.status)
+
+    @app.exception_handler(NotFoundError)
+    async def not_found(_request: Request, exc: NotFoundError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    def link(token: str) -> str:
+        return f"{settings.base_url.rstrip('/')}/join/{token}"
+
+    def links(new: NewTable) -> NewTableOut:
+        return NewTableOut(
+            table_id=new.table_id,
+            gm=SeatOut(token=new.gm_token, link=link(new.gm_token)),
+            players={c: SeatOut(token=t, link=link(t)) for c, t in new.player_tokens.items()},
+        )
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(body: NewTableIn, service: TablesDep) -> NewTableOut:
+        return links(await run_in_threadpool(service.create, body.encounter, seed=body.seed))
+
+    @app.post("/api/tables/import", status_code=201)
+    async def import_table(request: Request, service: TablesDep) -> NewTableOut:
+        """A table that goes on from an exported log: the body is the JSON-lines log."""
+        payload = await _bounded_body(request, MAX_LOG_BYTES)
+        return links(await run_in_threadpool(service.import_log, payload))
+
+    @app.get("/join/{token}")
+    async def join(token: str, service: TablesDep) -> JSONResponse:
+        """Bind this browser to the seat: an HttpOnly, SameSite cookie."""
+        found = await run_in_threadpool(service.seat, token)
+        response = JSONResponse(
+            {"table_id": found.table_id, "role": found.role, "creature": found.creature_id}
+        )
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict", max_age=30 * 86400)
+        return response
+
+    @app.get("/api/view")
+    async def get_view(service: TablesDep, seat_: SeatDep) -> dict[str, Any]:
+        found = await run_in_threadpool(service.view, seat_)
+        return found.as_dict()
+
+    @app.get("/api/events")
+    async def get_events(
+        service: TablesDep, seat_: SeatDep, after: int = -1
+    ) -> dict[str, list[dict[str, Any]]]:
+        return {"events": await run_in_threadpool(service.events_since, seat_, after)}
+
+    @app.get("/api/log", response_class=PlainTextResponse)
+    async def get_log(service: TablesDep, seat_: SeatDep) -> str:
+        lines = await run_in_threadpool(service.log_lines, seat_)
+        return "\n".join(lines) + "\n"
+
+    @app.put("/api/visibility", status_code=204)
+    async def put_visibility(body: dict[str, RevealIn], service: TablesDep, seat_: SeatDep) -> None:
+        shown = {k: v.model_dump() for k, v in body.items()}
+        await run_in_threadpool(service.set_visibility, seat_, shown)
+        await _broadcast(app, service, seat_.table_id, ())
+
+    @app.post("/api/encounters", status_code=201)
+    async def next_encounter(
+        body: NextEncounterIn, service: TablesDep, seat_: SeatDep
+    ) -> dict[str, dict[str, SeatOut]]:
+        """The GM: the table's next encounter; PCs carry Health, Stamina and Exhaustion over
+        unless ``reset`` names them. Gives links for PCs new to the table; every socket gets
+        ``{"type": "encounter"}`` and a fresh view (seqs start again at 0)."""
+        tokens = await run_in_threadpool(
+            lambda: service.next_encounter(seat_, body.encounter, reset=body.reset, seed=body.seed)
+        )
+        hub: Hub = app.state.hub
+        for subscriber in hub.subscribers(seat_.table_id):
+            await subscriber.queue.put({"type": "encounter", "encounter": body.encounter})
+        await _broadcast(app, service, seat_.table_id, ())
+        return {"players": {c: SeatOut(token=t, link=link(t)) for c, t in tokens.items()}}
+
+    @app.post("/api/seats/{creature_id}/reissue")
+    async def reissue(creature_id: str, service: TablesDep, seat_: SeatDep) -> SeatOut:
+        """The GM: revoke the creature's seat (its sockets are closed) and issue a new link."""
+        token, revoked = await run_in_threadpool(service.reissue, seat_, creature_id)
+        hub: Hub = app.state.hub
+        for subscriber in hub.subscribers(seat_.table_id):
+            if subscriber.seat.id in revoked:
+                await subscriber.queue.put(REVOKED)
+        return SeatOut(token=token, link=link(token))
+
+    @app.post("/api/commands")
+    async def post_command(
+        body: CommandIn, service: TablesDep, seat_: SeatDep
+    ) -> Mapping[str, Any]:
+        accepted: Accepted = await run_in_threadpool(
+            service.submit, seat_, body.command, body.command_id, body.expected_seq
+        )
+        if not accepted.replayed:  # committed above: only now is anyone told
+            await _broadcast(app, service, accepted.table_id, accepted.events)
+        return {k: v for k, v in accepted.answer.items() if k != "seat"}
+
+    @app.websocket("/ws")
+    async def socket(websocket: WebSocket) -> None:
+        service: Tables = websocket.app.state.tables
+        hub: Hub = websocket.app.state.hub
+        origin = websocket.headers.get("origin")
+        host = websocket.headers.get("host")
+        if origin is not None and urlsplit(origin).netloc != host:
+            await websocket.close(code=1008, reason="cross-origin socket refused")
+            return
+        try:
+            token = _token(websocket.headers.get("authorization"), websocket.cookies.get(COOKIE))
+            seat_ = await run_in_threadpool(service.seat, token)
+        except RefusalError as exc:
+            await websocket.close(code=1008, reason=exc.reason)
+            return
+        await websocket.accept()
+        subscriber = hub.subscribe(seat_)  # subscribed first: nothing falls between
+        sender = asyncio.create_task(_pump(websocket, subscriber))
+        try:
+            while True:
+                message = await websocket.receive_text()
+                await _hello(service, subscriber, message)
+        except (WebSocketDisconnect, RuntimeError):  # gone, or closed by the server (revoked)
+            pass
+        finally:
+            hub.unsubscribe(subscriber)
+            sender.cancel()
+
+    return app
+
+
+async def _bounded_body(request: Request, limit: int) -> bytes:
+    """The request's body, refused with 413 as soon as it passes ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise RefusalError(413, f"a log is at most {limit:,} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise RefusalError(413, f"a log is at most {limit:,} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _pump(websocket: WebSocket, subscriber: Subscriber) -> None:
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while True:
+            message = await subscriber.queue.get()
+            await websocket.send_json(message)
+            if message is REVOKED:
+                await websocket.close(code=1008, reason="this seat was revoked")
+                return
+
+
+async def _hello(service: Tables, subscriber: Subscriber, message: str) -> None:
+    """``{"hello": {"last_seq": N}}``: the events after N as the seat sees them, then a view."""
+    try:
+        data = json.loads(message)
+        last_seq = data["hello"]["last_seq"]
+        if not isinstance(last_seq, int) or isinstance(last_seq, bool) or last_seq < -1:
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        await subscriber.queue.put(
+            {"type": "error", "detail": 'send {"hello": {"last_seq": N}} (N ≥ -1)'}
+        )
+        return
+    seat_ = subscriber.seat
+    head = await run_in_threadpool(service.head, seat_)
+    if head - last_seq <= MAX_REPLAYED and last_seq < head:
+        events = await run_in_threadpool(service.events_since, seat_, last_seq)
+        await subscriber.queue.put({"type": "events", "events": events})
+    found = await run_in_threadpool(service.view, seat_)
+    await subscriber.queue.put({"type": "view", "view": found.as_dict()})
+
+
+async def _broadcast(
+    app: FastAPI,
+    service: Tables,
+    table_id: str,
+    events: tuple[tuple[int, Mapping[str, Any]], ...],
+) -> None:
+    """Tell every socket of the table the new events as its seat may see them, then its view
+    (one view per viewer, all from one read of the state)."""
+    hub: Hub = app.state.hub
+    subscribers = hub.subscribers(table_id)
+    if not subscribers:
+        return
+    for subscriber in subscribers:  # the events first: they are small and ready now
+        viewer = viewer_of(subscriber.seat)
+        shown = [{"seq": seq, "event": visible_event(e, viewer)} for seq, e in events]
+        if shown:
+            await subscriber.queue.put({"type": "events", "events": shown})
+    viewers = {viewer_of(subscriber.seat) for subscriber in subscribers}
+    found = await run_in_threadpool(service.views, table_id, viewers)
+    views = {viewer: v.as_dict() for viewer, v in found.items()}
+    for subscriber in subscribers:
+        seen = views.get(viewer_of(subscriber.seat))
+        if seen is not None:  # a creature that sits this encounter out gets no view
+            await subscriber.queue.put({"type": "view", "view": seen})

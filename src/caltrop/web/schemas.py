@@ -1,0 +1,61 @@
+"""The JSON bodies the API takes and gives (pydantic)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class NewTableIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    encounter: str = Field(
+        default="goblin-ambush", max_length=100, description="a bundled encounter by name"
+    )
+    seed: int | None = Field(default=None, ge=0, lt=2**63, description="the dice's seed")
+
+
+class NextEncounterIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    encounter: str = Field(max_length=100, description="a bundled encounter by name")
+    reset: list[Literal["health", "stamina", "exhaustion"]] = Field(
+        default_factory=list, description="what the PCs do not carry over"
+    )
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
+
+
+class SeatOut(BaseModel):
+    token: str
+    link: str
+
+
+class NewTableOut(BaseModel):
+    table_id: str
+    gm: SeatOut
+    players: dict[str, SeatOut]
+
+
+class CommandIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(max_length=2000, description="the engine's notation: 'aria: help'")
+    command_id: str = Field(min_length=1, max_length=100, description="chosen by the client")
+    expected_seq: int | None = Field(default=None, ge=0)
+
+
+class RevealIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    health: Literal["exact", "label", "hidden"] = "label"
+    aspects: bool = False
+    resources: bool = False
+
+
+class Refused(BaseModel):
+    detail: str
+    head: int | None = None
+
+
+AnyJson = dict[str, Any]
