@@ -141,7 +141,7 @@ def test_an_added_creature_is_checked_as_a_creature_file_is() -> None:
     encounter = Encounter.begin(definition, 3, header={"definition": encounter_to_dict(definition)})
     encounter.apply(parse_command("gm: add goblin as goblin-9"))
     log = [json.loads(line) for line in encounter.log_lines()]
-    assert replay(log).creature("goblin-9").name == "Goblin"
+    assert replay(log).creature("goblin-9").name == "Goblin 9"
     log[-1]["creature"]["aspects"]["Finesse"] = 10**9
     with pytest.raises(ContentError, match=r"log event 2: saved creature: creature\.aspects"):
         log_definition(log)
