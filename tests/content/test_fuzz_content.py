@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from caltrop.content import check_file, examples_root, load_encounter
 from caltrop.errors import ContentError
-from tests.content.bounded import fuzz, within
+from tests.fuzzing import fuzz, within
 
 EXAMPLES = Path(str(examples_root()))
 FILES = sorted(str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*.yaml"))

@@ -25,8 +25,8 @@ from caltrop.content import (
 )
 from caltrop.content.source import TextSource, parse_yaml
 from caltrop.errors import ContentError
-from tests.content.bounded import within
 from tests.content.test_errors import error_of, has, write
+from tests.fuzzing import within
 
 ROOT = Path(__file__).resolve().parents[2]
 

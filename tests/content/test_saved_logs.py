@@ -28,7 +28,7 @@ from caltrop.content import (
 from caltrop.core.commands import Command, RollDice, parse_command
 from caltrop.encounter import CHANCE, Encounter
 from caltrop.errors import CaltropError, ContentError, InvalidActionError
-from tests.content.bounded import fuzz, within
+from tests.fuzzing import fuzz, within
 
 Events = list[dict[str, Any]]
 
