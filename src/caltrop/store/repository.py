@@ -170,27 +170,9 @@ class Repository:
         with self._write.begin() as session:
             session.add(TableRow(id=table_id, name=name))
             session.flush()  # no ORM relationships: the parent row goes first by hand
-            encounter = EncounterRow(
-                table_id=table_id,
-                position=0,
-                name=str(definition.get("name", name)),
-                definition=_dumps(definition),
-                visibility="{}",
+            return _insert_encounter(
+                session, table_id, 0, str(definition.get("name", name)), definition, events, seats
             )
-            session.add(encounter)
-            session.flush()
-            for seq, event in enumerate(events):
-                session.add(EventRow(encounter_id=encounter.id, seq=seq, event=_dumps(event)))
-            for seat in seats:
-                session.add(
-                    SeatRow(
-                        table_id=table_id,
-                        token_hash=seat.token_hash,
-                        role=seat.role,
-                        creature_id=seat.creature_id,
-                    )
-                )
-            return encounter.id
 
     def add_encounter(
         self,
@@ -207,27 +189,15 @@ class Repository:
             )
             if last is None:
                 raise NotFoundError(f"no table {table_id!r}")
-            encounter = EncounterRow(
-                table_id=table_id,
-                position=int(last) + 1,
-                name=str(definition.get("name", "")),
-                definition=_dumps(definition),
-                visibility="{}",
+            return _insert_encounter(
+                session,
+                table_id,
+                int(last) + 1,
+                str(definition.get("name", "")),
+                definition,
+                events,
+                seats,
             )
-            session.add(encounter)
-            session.flush()
-            for seq, event in enumerate(events):
-                session.add(EventRow(encounter_id=encounter.id, seq=seq, event=_dumps(event)))
-            for seat in seats:
-                session.add(
-                    SeatRow(
-                        table_id=table_id,
-                        token_hash=seat.token_hash,
-                        role=seat.role,
-                        creature_id=seat.creature_id,
-                    )
-                )
-            return encounter.id
 
     def reissue_seat(self, table_id: str, creature_id: str, token_hash: str) -> list[int]:
         """Revoke every seat of ``creature_id`` at the table and add one with ``token_hash``;
@@ -324,3 +294,37 @@ class Repository:
             raise
         finally:
             session.close()
+
+
+def _insert_encounter(
+    session: Session,
+    table_id: str,
+    position: int,
+    name: str,
+    definition: Mapping[str, Any],
+    events: Sequence[Mapping[str, Any]],
+    seats: Sequence[NewSeat],
+) -> int:
+    """One encounter of a table with its log's first events and the seats new to the table, in
+    the caller's transaction; returns the encounter's id."""
+    encounter = EncounterRow(
+        table_id=table_id,
+        position=position,
+        name=name,
+        definition=_dumps(definition),
+        visibility="{}",
+    )
+    session.add(encounter)
+    session.flush()
+    for seq, event in enumerate(events):
+        session.add(EventRow(encounter_id=encounter.id, seq=seq, event=_dumps(event)))
+    for seat in seats:
+        session.add(
+            SeatRow(
+                table_id=table_id,
+                token_hash=seat.token_hash,
+                role=seat.role,
+                creature_id=seat.creature_id,
+            )
+        )
+    return encounter.id
