@@ -36,8 +36,8 @@ from starlette.concurrency import run_in_threadpool
 from caltrop.content.logfile import MAX_LOG_BYTES
 from caltrop.store import Repository, open_database
 from caltrop.store.repository import NotFoundError, Seat
-from caltrop.store.service import Accepted, NewTable, RefusalError, Tables, viewer_of
-from caltrop.table import visible_event
+from caltrop.store.service import Accepted, NewTable, RefusalError, Tables
+from caltrop.web.broadcast import broadcast
 from caltrop.web.hub import Hub, Subscriber
 from caltrop.web.schemas import (
     CommandIn,
@@ -156,7 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def put_visibility(body: dict[str, RevealIn], service: TablesDep, seat_: SeatDep) -> None:
         shown = {k: v.model_dump() for k, v in body.items()}
         await run_in_threadpool(service.set_visibility, seat_, shown)
-        await _broadcast(app, service, seat_.table_id, ())
+        await broadcast(app.state.hub, service, seat_.table_id, ())
 
     @app.post("/api/encounters", status_code=201)
     async def next_encounter(
@@ -171,7 +171,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         hub: Hub = app.state.hub
         for subscriber in hub.subscribers(seat_.table_id):
             await subscriber.queue.put({"type": "encounter", "encounter": body.encounter})
-        await _broadcast(app, service, seat_.table_id, ())
+        await broadcast(app.state.hub, service, seat_.table_id, ())
         return {"players": {c: SeatOut(token=t, link=link(t)) for c, t in tokens.items()}}
 
     @app.post("/api/seats/{creature_id}/reissue")
@@ -192,7 +192,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             service.submit, seat_, body.command, body.command_id, body.expected_seq
         )
         if not accepted.replayed:  # committed above: only now is anyone told
-            await _broadcast(app, service, accepted.table_id, accepted.events)
+            await broadcast(app.state.hub, service, accepted.table_id, accepted.events)
         return {k: v for k, v in accepted.answer.items() if k != "seat"}
 
     @app.websocket("/ws")
@@ -270,29 +270,3 @@ async def _hello(service: Tables, subscriber: Subscriber, message: str) -> None:
         await subscriber.queue.put({"type": "events", "events": events})
     found = await run_in_threadpool(service.view, seat_)
     await subscriber.queue.put({"type": "view", "view": found.as_dict()})
-
-
-async def _broadcast(
-    app: FastAPI,
-    service: Tables,
-    table_id: str,
-    events: tuple[tuple[int, Mapping[str, Any]], ...],
-) -> None:
-    """Tell every socket of the table the new events as its seat may see them, then its view
-    (one view per viewer, all from one read of the state)."""
-    hub: Hub = app.state.hub
-    subscribers = hub.subscribers(table_id)
-    if not subscribers:
-        return
-    for subscriber in subscribers:  # the events first: they are small and ready now
-        viewer = viewer_of(subscriber.seat)
-        shown = [{"seq": seq, "event": visible_event(e, viewer)} for seq, e in events]
-        if shown:
-            await subscriber.queue.put({"type": "events", "events": shown})
-    viewers = {viewer_of(subscriber.seat) for subscriber in subscribers}
-    found = await run_in_threadpool(service.views, table_id, viewers)
-    views = {viewer: v.as_dict() for viewer, v in found.items()}
-    for subscriber in subscribers:
-        seen = views.get(viewer_of(subscriber.seat))
-        if seen is not None:  # a creature that sits this encounter out gets no view
-            await subscriber.queue.put({"type": "view", "view": seen})
