@@ -85,7 +85,11 @@ def test_a_table_from_uploaded_files_that_include_each_other(client: TestClient)
         ({"road.yaml": b"kind: encounter\nname: [\n"}, 422, "road.yaml"),
         ({"a.yaml": HERO.encode()}, 422, "none of the uploaded files"),
         (
-            {"a.yaml": ENCOUNTER.encode(), "b.yaml": ENCOUNTER.encode(), "party/hero.yaml": b""},
+            {
+                "a.yaml": ENCOUNTER.encode(),
+                "b.yaml": ENCOUNTER.encode(),
+                "party/hero.yaml": HERO.encode(),
+            },
             422,
             "2 encounter files",
         ),
