@@ -72,6 +72,16 @@ class EncounterRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Located:
+    """Where a table is now, from one light query: its current encounter, that log's head and
+    what players see of its NPCs (the definition, large and unchanging, is read apart)."""
+
+    encounter_id: int
+    head: int
+    visibility: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class LibraryEntry:
     """An encounter ready to open: its name, title, module and one line on it."""
 
@@ -317,6 +327,37 @@ class Repository:
             if row is None:
                 raise NotFoundError(f"no table {table_id!r}")
             return _encounter(row)
+
+    def locate(self, table_id: str) -> Located:
+        """The table's current encounter, its head and visibility (one query, no ORM rows)."""
+        head = (
+            select(func.max(EventRow.seq))
+            .where(EventRow.encounter_id == EncounterRow.id)
+            .scalar_subquery()
+        )
+        query = (
+            select(EncounterRow.id, head, EncounterRow.visibility)
+            .where(EncounterRow.table_id == table_id)
+            .order_by(EncounterRow.position.desc())
+            .limit(1)
+        )
+        with self.engine.connect() as connection:
+            row = connection.execute(query).first()
+        if row is None or row[1] is None:
+            raise NotFoundError(f"no table {table_id!r}")
+        visibility = row[2]
+        return Located(int(row[0]), int(row[1]), json.loads(visibility) if visibility else {})
+
+    def definition(self, encounter_id: int) -> dict[str, Any]:
+        """An encounter's definition (the JSON its log's header holds)."""
+        with self.engine.connect() as connection:
+            stored = connection.scalar(
+                select(EncounterRow.definition).where(EncounterRow.id == encounter_id)
+            )
+        if stored is None:
+            raise NotFoundError(f"no encounter {encounter_id}")
+        loaded: dict[str, Any] = json.loads(stored)
+        return loaded
 
     def set_visibility(self, encounter_id: int, visibility: Mapping[str, Any]) -> None:
         with self._write.begin() as session:

@@ -40,7 +40,14 @@ from caltrop.core.model import EncounterDef, Side
 from caltrop.economy.outcome import outcome_json
 from caltrop.encounter import Encounter
 from caltrop.errors import CaltropError
-from caltrop.store.repository import LibraryEntry, NewSeat, NotFoundError, Repository, Seat
+from caltrop.store.repository import (
+    LibraryEntry,
+    Located,
+    NewSeat,
+    NotFoundError,
+    Repository,
+    Seat,
+)
 from caltrop.table import HealthShown, Reveal, TableView, view, visible_event
 from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
@@ -229,10 +236,10 @@ class Tables:
         resources} (issue 11); 403 for a player, 422 naming a wrong id or value."""
         if seat.role != "gm":
             raise RefusalError(403, "only the GM decides what players see of NPCs")
-        record = self.repository.current_encounter(seat.table_id)
-        encounter = self._state(record.id, record.definition)
+        located = self.repository.locate(seat.table_id)
+        encounter = self._at_head(located)
         npcs = {c.id for c in encounter.creatures if c.side is Side.NPC}
-        merged = dict(record.visibility)
+        merged = dict(located.visibility)
         for creature_id, value in shown.items():
             if creature_id not in npcs:
                 raise RefusalError(422, f"{creature_id!r} is not an NPC of this encounter")
@@ -243,7 +250,7 @@ class Tables:
                     422, f"{creature_id}: health is exact, label or hidden, not {value!r}"
                 ) from None
             merged[creature_id] = dict(value)
-        self.repository.set_visibility(record.id, merged)
+        self.repository.set_visibility(located.encounter_id, merged)
 
     def next_encounter(
         self,
@@ -261,8 +268,7 @@ class Tables:
         if seat.role != "gm":
             raise RefusalError(403, "only the GM starts the next encounter")
         definition = self._from_library(encounter) if isinstance(encounter, str) else encounter
-        record = self.repository.current_encounter(seat.table_id)
-        previous = self._state(record.id, record.definition)
+        previous = self._at_head(self.repository.locate(seat.table_id))
         try:
             carried = carry_over(previous, definition, reset)
         except CaltropError as exc:
@@ -290,8 +296,7 @@ class Tables:
         returns the token and the revoked seats' ids (their sockets are to be closed)."""
         if seat.role != "gm":
             raise RefusalError(403, "only the GM may revoke and reissue a seat")
-        record = self.repository.current_encounter(seat.table_id)
-        encounter = self._state(record.id, record.definition)
+        encounter = self._at_head(self.repository.locate(seat.table_id))
         pcs = [c.id for c in encounter.creatures if c.side is Side.PC]
         if creature_id not in pcs:
             raise RefusalError(
@@ -314,23 +319,23 @@ class Tables:
     def views(self, table_id: str, viewers: set[str]) -> dict[str, TableView]:
         """The view of each viewer of one table who plays in its encounter now (the GM always),
         from one read of its state (a broadcast)."""
-        record = self.repository.current_encounter(table_id)
-        encounter = self._state(record.id, record.definition)
-        shown = reveal_from(record.visibility)
+        located = self.repository.locate(table_id)
+        encounter = self._at_head(located)
+        shown = reveal_from(located.visibility)
         present = {c.id for c in encounter.creatures}
         return {v: view(encounter, v, shown) for v in viewers if v == GM or v in present}
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
         """The events after ``last_seq`` as the seat may see them, each with its seq."""
-        record = self.repository.current_encounter(seat.table_id)
+        encounter_id = self.repository.locate(seat.table_id).encounter_id
         viewer = viewer_of(seat)
         return [
             {"seq": seq, "event": visible_event(event, viewer)}
-            for seq, event in self.repository.events(record.id, last_seq)
+            for seq, event in self.repository.events(encounter_id, last_seq)
         ]
 
     def head(self, seat: Seat) -> int:
-        return self.repository.head(self.repository.current_encounter(seat.table_id).id)
+        return self.repository.locate(seat.table_id).head
 
     def heads(self, table_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """Per table: its current encounter's id and log head (what its sockets should know)."""
@@ -347,7 +352,7 @@ class Tables:
         if seat.role != "gm":
             raise RefusalError(403, "only the GM may export the log (it holds every stat block)")
         if position is None:
-            encounter_id = self.repository.current_encounter(seat.table_id).id
+            encounter_id = self.repository.locate(seat.table_id).encounter_id
         else:
             played = self.repository.encounters(seat.table_id)
             if not 0 <= position < len(played):
@@ -385,10 +390,10 @@ class Tables:
         """Apply one command for ``seat`` and commit it; see the module's docstring."""
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise RefusalError(422, f"command_id must be 1 to {MAX_COMMAND_ID} characters")
-        record = self.repository.current_encounter(seat.table_id)
-        cached = self._cached(record.id, record.definition)
+        encounter_id = self.repository.locate(seat.table_id).encounter_id
+        cached = self._cached(encounter_id)
         with cached.lock:
-            with self.repository.write(record.id) as log:
+            with self.repository.write(encounter_id) as log:
                 stored = log.answer(command_id)
                 if stored is not None:
                     if stored.get("seat") != seat.id:
@@ -403,7 +408,7 @@ class Tables:
                     )
                 current = cached.encounter
                 if len(current.events) - 1 != head:  # another process appended: catch up
-                    current = _replay(record.definition, [e for _, e in log.events(-1)])
+                    current = _advanced(current, log.events(len(current.events) - 1))
                 try:
                     command = _command(text, current)
                 except CaltropError as exc:
@@ -430,29 +435,44 @@ class Tables:
             # committed (the write has left its block), still under the lock: a reader never
             # sees a head the cache lacks, so it never replays for nothing
             cached.encounter = after
-        return Accepted(answer, seat.table_id, new, encounter_id=record.id)
+        return Accepted(answer, seat.table_id, new, encounter_id=encounter_id)
 
     # -- state ------------------------------------------------------------------------------
 
-    def _cached(self, encounter_id: int, definition: Mapping[str, Any]) -> _Cached:
+    def _cached(self, encounter_id: int) -> _Cached:
+        """The encounter's state kept in memory (replayed from its log the first time)."""
         with self._cache_lock:
             cached = self._cache.get(encounter_id)
         if cached is None:
+            definition = self.repository.definition(encounter_id)
             events = [e for _, e in self.repository.events(encounter_id)]
             cached = _Cached(_replay(definition, events))
             with self._cache_lock:
                 cached = self._cache.setdefault(encounter_id, cached)
         return cached
 
-    def _state(self, encounter_id: int, definition: Mapping[str, Any]) -> Encounter:
-        """The encounter at its log's head (replayed if this process is behind)."""
-        cached = self._cached(encounter_id, definition)
+    def _at_head(self, located: Located) -> Encounter:
+        """The encounter at the head ``located`` read (caught up with the events another
+        process appended, if this one is behind)."""
+        cached = self._cached(located.encounter_id)
         with cached.lock:
-            head = self.repository.head(encounter_id)
-            if len(cached.encounter.events) - 1 != head:
-                events = [e for _, e in self.repository.events(encounter_id)]
-                cached.encounter = _replay(definition, events)
+            have = len(cached.encounter.events) - 1
+            if have < located.head:
+                events = self.repository.events(located.encounter_id, have)
+                cached.encounter = _advanced(cached.encounter, events)
             return cached.encounter
+
+
+def _advanced(encounter: Encounter, events: Sequence[tuple[int, Mapping[str, Any]]]) -> Encounter:
+    """A copy of ``encounter`` with the logged ``events`` (seq, event) after its head applied,
+    checked as a replay checks them."""
+    after = encounter.clone()
+    try:
+        for seq, event in events:
+            after.replay_event(event, seq)
+    except CaltropError as exc:
+        raise NotFoundError(f"the stored log does not replay: {exc}") from exc
+    return after
 
 
 def uploaded_encounter(files: Mapping[str, bytes]) -> EncounterDef:

@@ -77,6 +77,8 @@ from caltrop.web.settings import Settings
 from caltrop.web.watch import Watcher
 
 COOKIE: Final = "caltrop_seat"
+#: far past any log's head (a seq or position beyond it is refused, never sent to the database)
+MAX_SEQ: Final = 2**31 - 1
 #: at most this many missed events are sent on a hello; further behind, a fresh view only
 MAX_REPLAYED: Final = 1000
 #: the last message of a socket whose seat the GM revoked
@@ -187,13 +189,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/events")
     async def get_events(
-        service: TablesDep, seat_: SeatDep, after: int = -1
+        service: TablesDep, seat_: SeatDep, after: Annotated[int, Query(ge=-1, le=MAX_SEQ)] = -1
     ) -> dict[str, list[dict[str, Any]]]:
         return {"events": await run_in_threadpool(service.events_since, seat_, after)}
 
     @app.get("/api/log", response_class=PlainTextResponse)
     async def get_log(
-        service: TablesDep, seat_: SeatDep, position: Annotated[int | None, Query(ge=0)] = None
+        service: TablesDep,
+        seat_: SeatDep,
+        position: Annotated[int | None, Query(ge=0, le=MAX_SEQ)] = None,
     ) -> str:
         lines = await run_in_threadpool(service.log_lines, seat_, position)
         return "\n".join(lines) + "\n"
