@@ -20,8 +20,6 @@ from caltrop.core.commands import (
     EndEncounter,
     EndTurn,
     Pass,
-    RollDice,
-    RollTotal,
     command_actor,
     parse_command,
 )
@@ -99,9 +97,9 @@ def entry(enc: Encounter, event: Mapping[str, Any], names: Mapping[str, str]) ->
         out["result"] = _result(record)
         pairs, _ = pair_fives(v for f, v in dice if f == 4)
         out["fives"] = [[a, b] for a, b in pairs]
-        out["text"] = _roll_text(record, names)
+        out["text"] = roll_text(record, names)
     else:
-        out["text"] = _command_text(enc, command, text, names)
+        out["text"] = command_text(enc, command, names) if command is not None else text
     return out
 
 
@@ -136,8 +134,15 @@ def _result(record: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _roll_text(record: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    """The roll die by die (D4 Math form) and what it did."""
+def roll_text(
+    record: Mapping[str, Any],
+    names: Mapping[str, str],
+    *,
+    dc: int | None = None,
+    initiative: bool = False,
+) -> str:
+    """A roll record (:func:`~caltrop.economy.outcome.outcome_json`) in words: the roll die by
+    die in the D4 Math form, and what it did (``dc``: the DC it was against, if known)."""
 
     def name(creature_id: Any) -> str:
         return names.get(str(creature_id), str(creature_id))
@@ -150,12 +155,15 @@ def _roll_text(record: Mapping[str, Any], names: Mapping[str, str]) -> str:
         with contextlib.suppress(CaltropError):
             rolled = render_d4_math(roll(parse(expression), entered=faces))
     parts = [f"{name(record.get('roller'))} rolls {rolled}"]
+    if initiative:
+        parts.append("for initiative")
     damage = record.get("damage")
     if damage is not None:
         parts.append(f"→ {damage} damage to {name(record.get('target'))}")
     success = record.get("success")
     if success is not None:
-        parts.append("success" if success else "failure")
+        verdict = "success" if success else "failure"
+        parts.append(f"vs DC {dc}: {verdict}" if dc is not None else verdict)
     note = record.get("note")
     if note:
         parts.append(f"({note})")
@@ -164,12 +172,9 @@ def _roll_text(record: Mapping[str, Any], names: Mapping[str, str]) -> str:
     return " ".join(parts)
 
 
-def _command_text(
-    enc: Encounter, command: Command | None, text: str, names: Mapping[str, str]
-) -> str:
+def command_text(enc: Encounter, command: Command, names: Mapping[str, str]) -> str:
     """A command that rolled nothing, in words."""
-    if command is None:
-        return text
+    text = str(command)
     if isinstance(command, Act):
         actor = names.get(command.actor, command.actor)
         if enc.definition.ruleset.economy is Economy.ACTION_POINTS:
@@ -193,14 +198,10 @@ def _command_text(
     if isinstance(command, Pass):
         return f"{names.get(command.actor, command.actor)} passes"
     if isinstance(command, CallRoll):
-        return (
-            f"the GM calls for {names.get(command.target, command.target)}'s {command.aspect} roll"
-        )
+        return f"the GM calls for {command.target}'s {command.aspect} roll"
     if isinstance(command, EndEncounter):
         return "the GM ends the encounter"
-    if isinstance(command, RollDice | RollTotal):
-        return "the dice are rolled"
     return text
 
 
-__all__ = ["LOG_LENGTH", "entry", "log_entries", "pair_fives"]
+__all__ = ["LOG_LENGTH", "command_text", "entry", "log_entries", "pair_fives", "roll_text"]

@@ -275,13 +275,15 @@ def _defence(enc: Encounter, p: PendingRoll, ctx: Mapping[str, Any]) -> Odds:
 def _contest(enc: Encounter, p: PendingRoll, ctx: Mapping[str, Any]) -> Odds:
     """R4: the initiator succeeds iff its total is strictly greater than the opposer's (the
     opposer rolls its own pool, as the engine's second roll of the contest)."""
-    opposer = enc.creatures[int(ctx["opposer"])].id
+    them = enc.creatures[int(ctx["opposer"])]
+    opposer = them.id
+    against = f"{them.name}'s {ctx.get('stat_b')} (opposed, R4)"
     answer = p.copy()
     answer.context["total_a"] = 0  # the engine's marker: the opposer's roll comes next
     b = distribution(expression(enc, answer))
     if "total_a" in ctx:
         first = int(ctx["total_a"])
-        return Odds("check", b.p_at_most_exact(first - 1), None, None, about=opposer)
+        return Odds("check", b.p_at_most_exact(first - 1), None, against, about=opposer)
 
     def wins(q: PendingRoll) -> Fraction:
         return (distribution(expression(enc, q)) - b).p_at_least_exact(1)
@@ -290,7 +292,7 @@ def _contest(enc: Encounter, p: PendingRoll, ctx: Mapping[str, Any]) -> Odds:
         "check",
         wins(p),
         None,
-        None,
+        against,
         wins(_advantaged(p, "adv")),
         wins(_advantaged(p, "dis")),
         about=opposer,

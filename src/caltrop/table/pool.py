@@ -87,13 +87,12 @@ def _aspect(creature: CreatureDef, name: str, shows: Shows) -> str:
 
 
 def _load(creature: CreatureDef, load: int, shows: Shows, *, legacy: bool) -> str:
-    """R12: only a positive Load takes dice away (``max(0, Load)``); legacy R20: Aspect − Load."""
+    """R12: only a positive Load takes dice away (``max(0, Load)``, so a negative one is not
+    named); legacy R20: Aspect − Load."""
     if not shows(creature.id, "resources"):
         return ""
     if load > 0 or (legacy and load != 0):
         return f" − Load {load}"
-    if load < 0:
-        return f" (Load {load} adds no dice, R12)"
     return ""
 
 

@@ -23,14 +23,18 @@ player never cuts off the others' reactions.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
-from caltrop.core.model import ActionKind, Side
+from caltrop.core.model import ActionKind, Economy, Side
+from caltrop.economy import Resources
+from caltrop.economy.action_load import LoadState
+from caltrop.economy.load_actions import committed
+from caltrop.economy.points_actions import carried_weight
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
-from caltrop.errors import CaltropError
+from caltrop.errors import CaltropError, InvalidActionError
 from caltrop.table.log import log_entries
 from caltrop.table.odds import Odds, declared_roll, roll_odds
 from caltrop.table.pool import dice_of, pool_text
@@ -56,6 +60,10 @@ class CreatureView:
     resources: Mapping[str, Any] | None = None
     #: the creature's actions with their costs (names and costs, the stat block's)
     actions: Mapping[str, int] | None = None
+    #: the stat block's other numbers (the Action Point module's Stamina, ratings, …)
+    stats: Mapping[str, int] | None = None
+    #: the weight of the creatures scaling it (R43), when any do
+    carries: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -94,6 +102,9 @@ class ActionOption:
     odds: Mapping[str, Any] | None = None
     #: the roll's pool explained (``5d4+1d8: Finesse 6 − Load 2, +1 torch, sword 1d8``)
     pool: str | None = None
+    #: of an action it may not take now: whether its gate is open all the same (R11: only the
+    #: moment is wrong — another's turn, no roll to react to), None when not asked
+    gate_open: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -114,6 +125,8 @@ class ActionOption:
             out["odds"] = dict(self.odds)
         if self.pool is not None:
             out["pool"] = self.pool
+        if self.gate_open is not None:
+            out["gate_open"] = self.gate_open
         return out
 
 
@@ -135,6 +148,8 @@ class PendingView:
     waiting_on: tuple[str, ...]
     #: the rolls below it (a stage roll waits on a defence, say)
     depth: int
+    #: the roll in words: ``strike``, ``shoot hit``, ``attack defence against 8 damage``
+    what: str = ""
     #: its exact odds now, with one more help or hinder (None: nothing to succeed at, or hidden)
     odds: Mapping[str, Any] | None = None
     #: its pool explained
@@ -156,6 +171,7 @@ class PendingView:
             "passed": list(self.passed),
             "waiting_on": list(self.waiting_on),
             "depth": self.depth,
+            "what": self.what,
             "odds": dict(self.odds) if self.odds is not None else None,
             "pool": self.pool,
             "dice": list(self.dice),
@@ -208,12 +224,19 @@ class TableView:
 
 
 def view(
-    encounter: Encounter, viewer: str, visibility: Mapping[str, Reveal] | None = None
+    encounter: Encounter,
+    viewer: str,
+    visibility: Mapping[str, Reveal] | None = None,
+    *,
+    answers_for: Iterable[str] | None = None,
 ) -> TableView:
     """The encounter as ``viewer`` (``"gm"`` or a creature id) may see it.
 
     ``visibility`` maps NPC ids to what players see of them (default :data:`NPC_DEFAULT`: a
     Health label, no Aspects, no Load or points). The GM sees everything.
+    ``answers_for`` names the actors whose options the view lists (default: a player its own
+    creature; the GM ``gm`` and every NPC). The GM may issue every command, so a GM's view may
+    list every creature's (the terminal, where one keyboard runs them all); a player's may not.
     Raises :class:`InvalidActionError` for a viewer that is neither the GM nor a creature.
     """
     if viewer != GM:
@@ -230,6 +253,13 @@ def view(
         if viewer == GM
         else [viewer]
     )
+    if answers_for is not None:
+        actors = list(answers_for)
+        if viewer != GM and actors != [viewer]:
+            raise InvalidActionError(f"a player's view lists only its own options ({viewer})")
+        for actor in actors:
+            if actor != GM:
+                encounter.index(actor)
     return TableView(
         viewer=viewer,
         encounter=encounter.definition.name,
@@ -307,7 +337,16 @@ def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureVi
         aspects=dict(c.aspects) if reveal.aspects else None,
         resources=enc.resources[i].as_dict() if reveal.resources else None,
         actions={a.name: a.cost for a in c.actions} if reveal.aspects else None,
+        stats=dict(c.stats) if reveal.aspects and c.stats else None,
+        carries=_carries(enc, i),
     )
+
+
+def _carries(enc: Encounter, i: int) -> int | None:
+    """R43: "The scaling creature's weight is applied to target" (the Action Point module)."""
+    if enc.definition.ruleset.economy is not Economy.ACTION_POINTS:
+        return None
+    return carried_weight(enc, i) or None
 
 
 def _pending(enc: Encounter, p: PendingRoll, seen: _Sight) -> PendingView:
@@ -324,10 +363,22 @@ def _pending(enc: Encounter, p: PendingRoll, seen: _Sight) -> PendingView:
         passed=tuple(sorted(enc.creatures[i].id for i in p.passed)),
         waiting_on=_waiting_on(enc) if p.kind is not RollKind.INITIATIVE else (),
         depth=len(enc.pending) - 1,
+        what=_what(p),
         odds=seen.odds(roll_odds(enc, p)),
         pool=pool_text(enc, p, seen.shows),
         dice=tuple(dice_of(enc, p)),
     )
+
+
+def _what(p: PendingRoll) -> str:
+    """The roll in words: its action or Aspect; a stage roll of the Action Point module its
+    verb and stage, a defence the damage it answers (R45: the defender knows it)."""
+    if p.kind is not RollKind.STAGE:
+        return (p.action.name if p.action else p.aspect) or ""
+    what = f"{p.context.get('verb')} {p.stage}"
+    if p.stage == "defence":
+        what += f" against {p.context.get('incoming')} damage"
+    return what
 
 
 def _waiting_on(enc: Encounter) -> tuple[str, ...]:
@@ -402,6 +453,7 @@ def _options(enc: Encounter, actor: str, seen: _Sight) -> Iterator[ActionOption]
             continue
         probe = Act(actor, action.name, targets=_probe_target(enc, i, action.kind))
         reason = enc.why_illegal(probe) or "not with any target or weapon now"
+        gate = enc.economy.allows(c, _gated(enc, i), action, on_turn=not off_turn)
         yield ActionOption(
             actor=actor,
             command=str(probe),
@@ -409,7 +461,18 @@ def _options(enc: Encounter, actor: str, seen: _Sight) -> Iterator[ActionOption]
             legal=False,
             reason=reason,
             reaction=off_turn,
+            gate_open=gate,
         )
+
+
+def _gated(enc: Encounter, i: int) -> Resources:
+    """The resources ``i``'s gate sees: R46, its Load counts the costs of its own declared
+    actions still pending."""
+    resources = enc.resources[i]
+    owed = committed(enc, i) if enc.pending else 0
+    if owed and isinstance(resources, LoadState):
+        return LoadState(resources.load + owed)
+    return resources
 
 
 def _gm_options(enc: Encounter) -> Iterator[ActionOption]:
