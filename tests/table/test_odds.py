@@ -319,3 +319,27 @@ def test_a_player_sees_no_npc_numbers_in_a_pool() -> None:
     assert seen is not None
     assert aspect in seen.pool
     assert f"{aspect} {value}" not in seen.pool
+
+
+def test_an_action_load_check_option_is_the_engines() -> None:
+    """R16: "A check against a DC succeeds iff total ≥ DC": Aria's pick-lock (Finesse, DC 12),
+    on her own turn, through the engine and against icepool (R12: Finesse − max(0, Load))."""
+    enc = begin("orc-bridge")
+    to_turn_of(enc, creature="aria")
+    option = next(o for o in view(enc, "aria").options["aria"] if o.action == "pick-lock")
+    assert option.legal
+    command = parse_command(option.command)
+    assert isinstance(command, Act)
+    odds = option_odds(enc, command)
+    assert odds is not None
+    assert odds.kind == "check"
+    assert odds.against == "DC 12"
+    _, _, won = engine_walk(declared(enc, command))
+    assert odds.success == won
+    assert odds.with_help == engine_walk(declared(enc, with_source(command, "+")))[2]
+    finesse = enc.creature("aria").aspects["Finesse"]
+    load = enc.resources[enc.index("aria")].as_dict()["load"]
+    n = finesse - max(0, load)
+    assert odds.success == (n @ icepool.d4).probability(">=", 12)
+    assert odds.with_hinder == ((n - 1) @ icepool.d4).probability(">=", 12)
+    assert option.pool == f"{n}d4: Finesse {finesse}"
