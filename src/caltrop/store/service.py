@@ -108,13 +108,14 @@ def viewer_of(seat: Seat) -> str:
 
 
 def reveal_from(data: Mapping[str, Any]) -> dict[str, Reveal]:
-    """The stored visibility (id → {health, aspects, resources}) as :class:`Reveal` values."""
+    """The stored visibility (id → {health, aspects, resources, odds}) as :class:`Reveal` values."""
     out: dict[str, Reveal] = {}
     for creature_id, shown in data.items():
         out[creature_id] = Reveal(
             HealthShown(shown.get("health", "label")),
             aspects=bool(shown.get("aspects", False)),
             resources=bool(shown.get("resources", False)),
+            odds=bool(shown.get("odds", True)),
         )
     return out
 

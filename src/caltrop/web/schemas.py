@@ -58,6 +58,7 @@ class RevealIn(BaseModel):
     health: Literal["exact", "label", "hidden"] = "label"
     aspects: bool = False
     resources: bool = False
+    odds: bool = True
 
 
 class Refused(BaseModel):
