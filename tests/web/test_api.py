@@ -388,3 +388,39 @@ def test_the_gm_undoes_as_an_event_and_a_player_may_not(client: TestClient) -> N
     replayed = Encounter.replay(encounter_from_dict(events[0]["header"]["definition"]), events)
     assert replayed.commands == ()
     assert send(client, gm, "gm: undo").status_code == 422  # nothing left to undo
+
+
+def test_a_gm_command_never_shows_players_a_number_the_gm_hides(client: TestClient) -> None:
+    """Issue 11: "never sends a player what the GM hides" — an NPC's Load and exact Health are
+    hidden by default, so ``gm: set orc-brute load 3`` and ``gm: damage orc-brute 2`` reach a
+    player as ``… (hidden)``, in the events, on the socket and in the view's log; once the GM
+    reveals them, the numbers show."""
+    table = new_table(client)
+    gm, aria = table["gm"]["token"], table["players"]["aria"]["token"]
+    with client.websocket_connect("/ws", headers=bearer(aria)) as ws:
+        ws.send_json({"hello": {"last_seq": 0}})
+        receive_until_view(ws)
+        assert send(client, gm, "gm: set orc-brute load 3").status_code == 200
+        got = receive_until_view(ws)
+        assert got[0]["events"][0]["event"]["command"] == "gm: set orc-brute load (hidden)"
+        assert send(client, gm, "gm: damage orc-brute 2").status_code == 200
+        got = receive_until_view(ws)
+        assert got[0]["events"][0]["event"]["command"] == "gm: damage orc-brute (hidden)"
+        logged = [e["command"] for e in got[-1]["view"]["log"]]
+        assert logged[-2:] == ["gm: set orc-brute load (hidden)", "gm: damage orc-brute (hidden)"]
+    events = client.get("/api/events", headers=bearer(aria)).json()["events"]
+    assert "gm: set orc-brute load 3" not in json.dumps(events)
+    assert "gm: damage orc-brute 2" not in json.dumps(events)
+    gm_events = client.get("/api/events", headers=bearer(gm)).json()["events"]
+    assert gm_events[-1]["event"]["command"] == "gm: damage orc-brute 2"
+    revealed = client.put(
+        "/api/visibility",
+        json={"orc-brute": {"health": "exact", "resources": True}},
+        headers=bearer(gm),
+    )
+    assert revealed.status_code == 204
+    shown = [
+        e["event"].get("command")  # the 'begin' event has none
+        for e in client.get("/api/events", headers=bearer(aria)).json()["events"]
+    ]
+    assert shown[-2:] == ["gm: set orc-brute load 3", "gm: damage orc-brute 2"]

@@ -48,7 +48,7 @@ from caltrop.store.repository import (
     Repository,
     Seat,
 )
-from caltrop.table import HealthShown, Reveal, TableView, view, visible_event
+from caltrop.table import HealthShown, Reveal, TableView, npc_reveals, view, visible_event
 from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
 
@@ -328,12 +328,24 @@ class Tables:
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
         """The events after ``last_seq`` as the seat may see them, each with its seq."""
-        encounter_id = self.repository.locate(seat.table_id).encounter_id
-        viewer = viewer_of(seat)
-        return [
-            {"seq": seq, "event": visible_event(event, viewer)}
-            for seq, event in self.repository.events(encounter_id, last_seq)
-        ]
+        located = self.repository.locate(seat.table_id)
+        events = self.repository.events(located.encounter_id, last_seq)
+        return self.shown_events(seat.table_id, events, {viewer_of(seat)})[viewer_of(seat)]
+
+    def shown_events(
+        self,
+        table_id: str,
+        events: Sequence[tuple[int, Mapping[str, Any]]],
+        viewers: set[str],
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Each viewer's ``{seq, event}`` list of ``events`` of the table's encounter now, as
+        that viewer may see them (:func:`caltrop.table.visible_event`)."""
+        located = self.repository.locate(table_id)
+        reveals = npc_reveals(self._at_head(located), reveal_from(located.visibility))
+        return {
+            viewer: [{"seq": seq, "event": visible_event(e, viewer, reveals)} for seq, e in events]
+            for viewer in viewers
+        }
 
     def head(self, seat: Seat) -> int:
         return self.repository.locate(seat.table_id).head

@@ -8,7 +8,7 @@ The terminal and the web layer render it and hold no rules of their own.
 """
 
 from caltrop.core.commands import GM
-from caltrop.table.events import visible_event
+from caltrop.table.events import npc_reveals, visible_event
 from caltrop.table.log import log_entries, pair_fives
 from caltrop.table.odds import Odds, option_odds, pending_odds
 from caltrop.table.pool import pool_text
@@ -32,6 +32,7 @@ __all__ = [
     "TableView",
     "health_label",
     "log_entries",
+    "npc_reveals",
     "option_odds",
     "pair_fives",
     "pending_odds",

@@ -29,7 +29,8 @@ from caltrop.dice.render import render_d4_math
 from caltrop.dice.roll import roll
 from caltrop.encounter import Encounter
 from caltrop.errors import CaltropError
-from caltrop.table.events import visible_event
+from caltrop.table.events import npc_reveals, visible_event
+from caltrop.table.visibility import Reveal
 
 #: How many of the latest entries the view carries.
 LOG_LENGTH: Final = 30
@@ -55,16 +56,23 @@ def pair_fives(values: Iterable[int]) -> tuple[list[tuple[int, int]], list[int]]
     return pairs, leftovers
 
 
-def log_entries(enc: Encounter, viewer: str, limit: int = LOG_LENGTH) -> list[dict[str, Any]]:
-    """The last ``limit`` command events as the view model's log entries (see :func:`entry`);
-    an encounter that keeps no log (``record=False``) has none."""
+def log_entries(
+    enc: Encounter,
+    viewer: str,
+    limit: int = LOG_LENGTH,
+    visibility: Mapping[str, Reveal] | None = None,
+) -> list[dict[str, Any]]:
+    """The last ``limit`` command events as the view model's log entries (see :func:`entry`),
+    as ``viewer`` may see them (``visibility``: what players see of each NPC); an encounter
+    that keeps no log (``record=False``) has none."""
     try:
         events = enc.events
     except CaltropError:
         return []
     names = {c.id: c.name for c in enc.creatures}
     commands = [e for e in events if e.get("event") == "command"]
-    return [entry(enc, visible_event(e, viewer), names) for e in commands[-limit:]]
+    reveals = npc_reveals(enc, visibility)
+    return [entry(enc, visible_event(e, viewer, reveals), names) for e in commands[-limit:]]
 
 
 def entry(enc: Encounter, event: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:

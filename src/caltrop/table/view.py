@@ -274,7 +274,7 @@ def view(
         creatures=creatures,
         pending=_pending(encounter, pending, seen) if pending is not None else None,
         options={actor: tuple(_options(encounter, actor, seen)) for actor in actors},
-        log=tuple(log_entries(encounter, viewer)),
+        log=tuple(log_entries(encounter, viewer, visibility=shown)),
     )
 
 

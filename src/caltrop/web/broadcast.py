@@ -10,7 +10,6 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from caltrop.store.service import Tables, viewer_of
-from caltrop.table import visible_event
 from caltrop.web.hub import Hub
 
 
@@ -36,12 +35,13 @@ async def broadcast(
         events = new
     if encounter_id is not None and events:
         hub.tell(table_id, encounter_id, events[-1][0])
-    for subscriber in subscribers:  # the events first: they are small and ready now
-        viewer = viewer_of(subscriber.seat)
-        shown = [{"seq": seq, "event": visible_event(e, viewer)} for seq, e in events]
-        if shown:
-            await subscriber.queue.put({"type": "events", "events": shown})
     viewers = {viewer_of(subscriber.seat) for subscriber in subscribers}
+    if events:  # the events first: they are small and ready now
+        shown = await run_in_threadpool(service.shown_events, table_id, events, viewers)
+        for subscriber in subscribers:
+            await subscriber.queue.put(
+                {"type": "events", "events": shown[viewer_of(subscriber.seat)]}
+            )
     found = await run_in_threadpool(service.views, table_id, viewers)
     views = {viewer: v.as_dict() for viewer, v in found.items()}
     for subscriber in hub.subscribers(table_id):
