@@ -31,7 +31,7 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, url: str, tmp_path: Path) -> None:
+    def __init__(self, url: str, tmp_path: Path, encounter: str | None = "orc-bridge") -> None:
         self.port = free_port()
         env = {**os.environ, "PYTHONPATH": SRC, "XDG_DATA_HOME": str(tmp_path / "data")}
         self.process = subprocess.Popen(
@@ -44,8 +44,7 @@ class Server:
                 url,
                 "--port",
                 str(self.port),
-                "--encounter",
-                "orc-bridge",
+                *(["--encounter", encounter] if encounter else []),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -87,6 +86,20 @@ def test_serve_prints_the_url_and_the_gm_link(database_url: str, tmp_path: Path)
         assert gm_link.startswith(f"{server.base}/join/")
         joined = httpx.get(gm_link)
         assert joined.json()["role"] == "gm"
+    finally:
+        server.stop()
+
+
+def test_serve_with_no_encounter_points_at_its_home_page(database_url: str, tmp_path: Path) -> None:
+    """The README's main command: ``caltrop serve`` prints the address to open, where a GM opens
+    a table of one of the examples the database was given on its first start."""
+    server = Server(database_url, tmp_path, encounter=None)
+    try:
+        assert server.lines[1].strip() == (
+            f"Open {server.base}/ to start a table: the GM's screen gives each player a link"
+        )
+        library = httpx.get(f"{server.base}/api/library").json()
+        assert "goblin-ambush" in {entry["name"] for entry in library}
     finally:
         server.stop()
 

@@ -1,8 +1,10 @@
 """``caltrop serve``: the table server (issue 11) on uvicorn.
 
-On start it migrates the database, opens a new table of ``--encounter`` and prints the URL, the
-GM link and one link per player (tokens are shown once: only their hashes are stored). Tables
-opened before keep working with the links printed then.
+On start it migrates the database (putting the bundled examples in its library the first time)
+and prints the URL to open: its home page opens a table of an example or of uploaded files, and
+shows the GM the players' links and QR codes. With ``--encounter NAME`` it also opens a table of
+NAME at once and prints its GM link and one link per player (tokens are shown once: only their
+hashes are stored). Tables opened before keep working with the links given then.
 """
 
 from __future__ import annotations
@@ -14,6 +16,21 @@ from rich.console import Console
 from rich.markup import escape
 
 from caltrop.errors import CaltropError
+
+
+def _lan_address() -> str:
+    """This machine's address on its network (what phones on the same wifi open), found by
+    asking the system which address it would send from; 127.0.0.1 if there is none. Nothing
+    is sent: a UDP socket's connect only picks a route."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: routable, never answered
+            address = str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+    return address if not address.startswith("0.") else "127.0.0.1"
 
 
 def serve(
@@ -28,8 +45,13 @@ def serve(
     host: Annotated[str, typer.Option(help="The address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="The port to listen on", min=1, max=65535)] = 8000,
     encounter: Annotated[
-        str, typer.Option(help="The bundled encounter of the table opened on start")
-    ] = "goblin-ambush",
+        str | None,
+        typer.Option(
+            help="Open a table of this example at once and print its links (default: none; "
+            "open tables from the home page)",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve tables to a GM and players on their own devices (HTTP and WebSockets)."""
     import uvicorn
@@ -40,12 +62,14 @@ def serve(
     from caltrop.web import Settings, create_app
 
     errors = Console(stderr=True)
-    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    shown_host = _lan_address() if host in ("0.0.0.0", "::") else host
     base = f"http://{shown_host}:{port}"
     url = db or default_url()
     try:
         engine = open_database(url)
-        new = Tables(Repository(engine)).create(encounter)
+        tables = Tables(Repository(engine))
+        tables.library()  # the examples are ready to open from the first start
+        new = tables.create(encounter) if encounter else None
         engine.dispose()
     except (RefusalError, CaltropError) as exc:
         errors.print(f"[red]{escape(str(exc))}[/red]", highlight=False)
@@ -58,9 +82,12 @@ def serve(
         raise typer.Exit(2) from None
     # plain lines, never wrapped: a link must survive copying whole
     typer.echo(f"Caltrop table server on {base}  (database: {url})")
-    typer.echo(f"GM link (keep it secret): {base}/join/{new.gm_token}")
-    for creature, token in new.player_tokens.items():
-        typer.echo(f"  {creature}: {base}/join/{token}")
+    if new is not None:
+        typer.echo(f"GM link (keep it secret): {base}/join/{new.gm_token}")
+        for creature, token in new.player_tokens.items():
+            typer.echo(f"  {creature}: {base}/join/{token}")
+    else:
+        typer.echo(f"Open {base}/ to start a table: the GM's screen gives each player a link")
     typer.echo(
         "API: 'Authorization: Bearer TOKEN'; POST /api/commands, GET /api/view, WS /ws; /docs"
     )
