@@ -10,6 +10,7 @@ terms and numbers are checked on the tree. A refusal is a :class:`~caltrop.error
 
 from __future__ import annotations
 
+import functools
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any
@@ -87,6 +88,14 @@ def parse(text: str) -> Expr:
     """
     if not isinstance(text, str):
         raise DiceTypeError(f"a dice expression is text, not {type(text).__name__}")
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str) -> Expr:
+    """:func:`parse` of a ``str``, kept for texts seen before (an :class:`Expr` is frozen, so
+    sharing one is safe; the same pools are read again and again: every view shows the log's
+    rolls). A refusal is raised anew each time (exceptions are not kept)."""
     _check_text(text)
     try:
         tree = _parser().parse(text)
