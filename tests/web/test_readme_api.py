@@ -3,6 +3,7 @@ of Orc Bridge with the GM's and bron's tokens, each get a 2xx answer and the rol
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from pathlib import Path
@@ -36,7 +37,7 @@ def test_the_readmes_curl_walkthrough_plays(client: TestClient) -> None:
         url = next(a for a in argv[1:] if a.startswith("localhost:"))
         headers: dict[str, str] = {}
         body: str | None = None
-        for flag, value in zip(argv, argv[1:], strict=False):
+        for flag, value in itertools.pairwise(argv):
             if flag == "-H":
                 name, _, content = value.partition(": ")
                 headers[name] = re.sub(r"\$\w+", lambda m: tokens[m.group(0)], content)
