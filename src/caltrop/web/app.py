@@ -30,13 +30,14 @@ from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
 from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from caltrop.content.logfile import MAX_LOG_BYTES
 from caltrop.store import Repository, open_database
 from caltrop.store.repository import NotFoundError, Seat
 from caltrop.store.service import Accepted, NewTable, RefusalError, Tables
+from caltrop.web import pages
 from caltrop.web.broadcast import broadcast
 from caltrop.web.hub import Hub, Subscriber
 from caltrop.web.schemas import (
@@ -97,6 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             engine.dispose()
 
     app = FastAPI(title="Caltrop table server", lifespan=lifespan)
+    app.include_router(pages.router)  # the browser screens (issue 12)
 
     @app.exception_handler(RefusalError)
     async def refused(_request: Request, exc: RefusalError) -> JSONResponse:
@@ -127,12 +129,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return links(await run_in_threadpool(service.import_log, payload))
 
     @app.get("/join/{token}")
-    async def join(token: str, service: TablesDep) -> JSONResponse:
-        """Bind this browser to the seat: an HttpOnly, SameSite cookie."""
+    async def join(token: str, service: TablesDep, request: Request) -> Response:
+        """Bind this browser to the seat: an HttpOnly, SameSite cookie; a browser (one that
+        accepts HTML) goes on to its screen (303 to ``/table``), a client gets JSON."""
         found = await run_in_threadpool(service.seat, token)
-        response = JSONResponse(
-            {"table_id": found.table_id, "role": found.role, "creature": found.creature_id}
-        )
+        response: Response
+        if "text/html" in request.headers.get("accept", ""):
+            response = RedirectResponse("/table", status_code=303)
+        else:
+            response = JSONResponse(
+                {"table_id": found.table_id, "role": found.role, "creature": found.creature_id}
+            )
         response.set_cookie(COOKIE, token, httponly=True, samesite="strict", max_age=30 * 86400)
         return response
 
