@@ -9,6 +9,15 @@
   var open = false;
   var reactions = 0;
 
+  // the page's own socket, so that a browser that knows it went offline closes it (and shows
+  // the badge) instead of waiting for the connection to time out
+  var raw = null;
+  htmx.createWebSocket = function (url) {
+    raw = new WebSocket(url);
+    return raw;
+  };
+  var OFFLINE = 4001; // our own close code: htmx's extension does not retry it; "online" does
+
   // reconnect soon and often: at a table a dropped phone should come back within seconds
   htmx.config.wsReconnectDelay = function (retries) {
     return Math.min(500 * Math.pow(2, retries), 4000) * (0.5 + Math.random() / 2);
@@ -38,6 +47,10 @@
   }
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") { resync(); }
+  });
+  window.addEventListener("offline", function () {
+    if (raw && raw.readyState <= 1) { raw.close(OFFLINE, "offline"); }
+    badge(true);
   });
   window.addEventListener("online", resync);
   window.addEventListener("pageshow", function (e) { if (e.persisted) { resync(); } });

@@ -1,0 +1,88 @@
+"""Journey A (issue 12), the Action Load module: Orc Bridge played by a GM and two players in
+three browser contexts, through the real server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Browser, expect
+
+from tests.browser.screens import (
+    accessibility,
+    dice_count,
+    enter_dice,
+    join,
+    last_seq,
+    open_table,
+    press,
+    same_seq,
+    shoot,
+    type_command,
+)
+
+
+def test_orc_bridge_journey(browser: Browser, server: str, screenshots: Path) -> None:
+    gm, links = open_table(browser, server, "Orc Bridge")
+    assert set(links) == {"bron", "aria"}
+    ctx_a, a = join(browser, links["bron"])
+    _ctx_b, b = join(browser, links["aria"])
+    expect(a.locator("#sheet-h")).to_have_text("Bron")
+    expect(b.locator("#sheet-h")).to_have_text("Aria")
+
+    # player A declares an attack: the reaction window opens on B's phone, with a cue
+    press(a, "bron: strike orc-brute with sword")
+    expect(b.locator("#actions.cue")).to_be_visible()
+    expect(b.locator("#live")).not_to_have_attribute("data-reactions", "0")
+    # B adds a team action in the window during A's turn (R15)
+    press(b, "aria: help")
+    expect(gm.locator("#pending .advantages, #pending .pool")).to_contain_text("help")
+    # the GM lets the NPCs pass, then A rolls physical dice; a bad die is refused with the reason
+    while gm.locator("#pending .waiting").inner_text().startswith("Waiting on"):
+        seq = last_seq(gm)
+        npc = gm.locator("#actions form.cmd:has(input[value$=': pass']) button").first
+        npc.click()
+        expect(gm.locator("#live")).not_to_have_attribute("data-seq", str(seq))
+    count = dice_count(a)
+    answer = enter_dice(a, [9] * count)
+    expect(answer).to_contain_text("d4")
+    before = last_seq(a)
+    enter_dice(a, [2] * count)
+    expect(a.locator("#live")).not_to_have_attribute("data-seq", str(before))
+    expect(a.locator("#log .result").first).to_contain_text("damage")
+
+    # all three screens show the same log and the same Loads
+    seq = last_seq(gm)
+    same_seq([gm, a, b], seq)
+    log = gm.locator("#log").inner_text()
+    for page in (a, b):
+        expect(page.locator("#log")).to_have_text(log)
+        for pc in ("bron", "aria"):
+            expect(page.locator(f"#row-{pc} .res")).to_have_text(
+                gm.locator(f"#row-{pc} .res").inner_text()
+            )
+
+    # A ends the turn, the GM ends the brute's; A's phone goes offline, B acts
+    press(a, "bron: end turn")
+    press(gm, "orc-brute: end turn")
+    expect(b.locator("#turn .whose")).to_contain_text("Aria")
+    ctx_a.set_offline(True)
+    expect(a.locator("#badge")).to_be_visible()  # the socket dropped: "reconnecting"
+    press(b, "aria: shoot goblin-archer with shortbow")
+    expect(gm.locator("#log")).to_contain_text("aria: shoot goblin-archer")
+    expect(a.locator("#log")).not_to_contain_text("aria: shoot goblin-archer")
+    ctx_a.set_offline(False)
+    expect(a.locator("#log")).to_contain_text("aria: shoot goblin-archer")
+    expect(a.locator("#badge")).to_be_hidden()
+    # a reload comes back to the same state
+    a.reload()
+    expect(a.locator("#log")).to_have_text(gm.locator("#log").inner_text())
+    same_seq([gm, a, b], last_seq(gm))
+
+    # a player is refused a GM action, with the server's reason
+    refused = type_command(a, "gm: damage goblin-archer 5")
+    expect(refused).to_contain_text("only the GM")
+
+    shoot(gm, screenshots, "load-gm")
+    shoot(a, screenshots, "load-player")
+    problems = accessibility(gm, "GM screen") + accessibility(a, "player screen")
+    assert problems == []
