@@ -26,7 +26,8 @@ def open_table(browser: Browser, base: str, title: str) -> tuple[Page, dict[str,
     for card in gm.locator("#seats li").all():
         seat = (card.get_attribute("id") or "").removeprefix("seat-")
         links[seat] = card.locator("a.seat-link").get_attribute("href") or ""
-    assert all(links.values()) and links, links
+    assert links, "the GM screen shows no seat"
+    assert all(links.values()), links
     return gm, links
 
 
@@ -108,7 +109,9 @@ def accessibility(page: Page, what: str) -> list[str]:
         for v in results.response.get("violations", [])
         if v.get("impact") in ("serious", "critical")
     ]
-    return [f"{what}: {v['id']} ({v['impact']}): {v['help']} — {len(v['nodes'])} node(s)" for v in bad]
+    return [
+        f"{what}: {v['id']} ({v['impact']}): {v['help']} — {len(v['nodes'])} node(s)" for v in bad
+    ]
 
 
 def shoot(page: Page, folder: Path, name: str) -> None:

@@ -153,7 +153,7 @@ def screen_context(view: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) ->
 
 def screen_fragments(view: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> str:
     """Every changing part of the table screen, each swapped by its id (htmx ``hx-swap-oob``)."""
-    return render("fragments.html", **screen_context(view, log))
+    return render("fragments.html", oob=True, **screen_context(view, log))
 
 
 def log_entries(
