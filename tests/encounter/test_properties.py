@@ -17,6 +17,7 @@ After every step it checks (issue 3, "Tests"):
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 from fractions import Fraction
@@ -262,17 +263,28 @@ class EncounterMachine(RuleBasedStateMachine):
             command = EndEncounter()
         self._apply(command)
 
-    @precondition(lambda self: bool(self.history))
+    @precondition(lambda self: not all(self.enc._free))
     @rule(redo=st.booleans())
     def undo_last(self, redo: bool) -> None:
-        """Undo returns exactly the state before the last command; redoing gives the same."""
-        before, command, after = self.history.pop()
+        """Undo (``gm: undo``) returns exactly the state before the last command — with the
+        dice-free rolls after it — while the log keeps everything and gains the undo (issue
+        11: history is never deleted); redoing gives the same state as before."""
+        assert len(self.history) == len(self.enc.commands)
+        k = len(self.history)
+        while self.enc._free[k - 1]:
+            k -= 1
+        before, command, after = self.history[k - 1]
+        del self.history[k - 1 :]
+        log = self.enc.log_lines()
         assert self.enc.undo() == command
-        assert snap(self.enc) == before
+        assert self.enc.to_json() == before[0]
+        undo = {"command": "gm: undo", "event": "command", "n": len(log)}
+        assert self.enc.log_lines() == [*log, json.dumps(undo, sort_keys=True)]
+        assert Encounter.replay(self.enc.initial, self.enc.events).to_json() == before[0]
         if redo:
             self.enc.apply(command)
-            assert snap(self.enc) == after
-            self.history.append((before, command, after))
+            assert self.enc.to_json() == after[0]
+            self.history.append((before, command, snap(self.enc)))
 
     @precondition(lambda self: not self.enc.is_terminal())
     @rule(seed=st.integers(0, 10_000), steps=st.integers(1, 8))

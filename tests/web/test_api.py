@@ -359,3 +359,32 @@ def test_a_night_goes_on_to_the_next_encounter(client: TestClient) -> None:
     assert seen["bron"]["health"] == 14
     cass = started.json()["players"]["cass"]["token"]
     assert client.get("/api/view", headers=bearer(cass)).json()["viewer"] == "cass"
+
+
+def test_the_gm_undoes_as_an_event_and_a_player_may_not(client: TestClient) -> None:
+    """Issue 11: "Undo is an event too: history is never deleted, and the log stays replayable";
+    "GM commands (undo, …) are refused to players with 403 and a reason; nothing changes"."""
+    table = new_table(client)
+    gm, bron = table["gm"]["token"], table["players"]["bron"]["token"]
+    before = client.get("/api/view", headers=bearer(gm)).json()
+    assert send(client, bron, "bron: strike orc-brute").status_code == 200
+    refused = send(client, bron, "gm: undo")
+    assert refused.status_code == 403
+    assert "GM command" in refused.json()["detail"]
+    undone = send(client, gm, "gm: undo")
+    assert undone.status_code == 200, undone.text
+    assert undone.json()["seq"] == 2  # appended after the command it takes back
+    after = client.get("/api/view", headers=bearer(gm)).json()
+    assert after["seq"] == 2
+    assert after["creatures"] == before["creatures"]
+    assert after["current"] == before["current"]
+    assert after["pending"] is None
+    lines = client.get("/api/log", headers=bearer(gm)).text.splitlines()
+    assert [json.loads(line).get("command") for line in lines[1:]] == [
+        "bron: strike orc-brute",
+        "gm: undo",
+    ]
+    events = [json.loads(line) for line in lines]
+    replayed = Encounter.replay(encounter_from_dict(events[0]["header"]["definition"]), events)
+    assert replayed.commands == ()
+    assert send(client, gm, "gm: undo").status_code == 422  # nothing left to undo

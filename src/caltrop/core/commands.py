@@ -282,6 +282,17 @@ class Reorder:
 
 
 @dataclass(frozen=True, slots=True)
+class Undo:
+    """The GM takes back the last decision: the last command, with the rolls that had no dice
+    to roll after it (a declined defence, settled on its own). It is a command of its own in
+    the log, so history is never deleted: a replay applies it as it was applied at the table.
+    The dice are rewound with the state, so the same roll again rolls the same dice."""
+
+    def __str__(self) -> str:
+        return "gm: undo"
+
+
+@dataclass(frozen=True, slots=True)
 class PassAll:
     """Everyone still to be asked about the pending roll passes (the GM moves the table on)."""
 
@@ -304,6 +315,7 @@ Command: TypeAlias = (
     | RemoveCreature
     | Reorder
     | PassAll
+    | Undo
 )
 #: The command classes, for ``isinstance`` checks.
 COMMAND_TYPES = (
@@ -321,6 +333,7 @@ COMMAND_TYPES = (
     RemoveCreature,
     Reorder,
     PassAll,
+    Undo,
 )
 #: The GM's commands (R48 and the GM's calls), refused to anyone but the ``gm:`` actor.
 GM_COMMANDS = (
@@ -333,6 +346,7 @@ GM_COMMANDS = (
     RemoveCreature,
     Reorder,
     PassAll,
+    Undo,
 )
 
 #: The actor of a command that is not any creature's decision.
@@ -571,6 +585,12 @@ def _parse_gm(tokens: list[str], line: str) -> Command:
         return _parse_set(tokens, line)
     if tokens == ["pass", "all"]:
         return PassAll()
+    if tokens[0] == "undo":
+        if len(tokens) != 1:
+            raise InvalidActionError(
+                f"{line!r}: 'gm: undo' takes nothing more (undo once a command)"
+            )
+        return Undo()
     if tokens[0] in ("damage", "heal"):
         return _amount(tokens, line)
     if tokens[0] == "add":
@@ -593,7 +613,7 @@ def _parse_gm(tokens: list[str], line: str) -> Command:
     if not words or words[0] != "call":
         raise InvalidActionError(
             f"{line!r}: the GM's commands are call, set, damage, heal, add, remove, order, "
-            "pass all and end encounter"
+            "pass all, undo and end encounter"
         )
     if len(words) not in (3, 5) or (len(words) == 5 and words[3] != "dc"):
         raise InvalidActionError(f"{line!r}: a GM-called roll is 'gm: call CREATURE ASPECT [dc N]'")

@@ -3,8 +3,9 @@
 An :class:`Encounter` is built from an :class:`~caltrop.core.model.EncounterDef` and a seed, and
 changes only through :meth:`Encounter.apply` of a command (:mod:`caltrop.core.commands`). Every
 applied command is appended to an event log whose first event holds the seed; the state is a
-pure function of that log, so :meth:`undo` replays a shorter prefix and nothing in history is
-ever edited. A command that is malformed or illegal raises and leaves state and log untouched.
+pure function of that log. Undo (``gm: undo``, :meth:`undo`) is a command too: it rebuilds the
+state from the commands before the one it takes back, and is itself appended, so nothing in
+history is ever edited or deleted. A command that is malformed or illegal raises and leaves state and log untouched.
 
 Who decides now is one pointer (:meth:`Encounter.current`): a creature id, :data:`CHANCE` when a
 pending roll waits for dice, or :data:`TERMINAL`. A declared roll first opens a **reaction
@@ -42,6 +43,7 @@ from caltrop.core.commands import (
     RollTotal,
     SetFact,
     SetStat,
+    Undo,
 )
 from caltrop.core.model import (
     CreatureDef,
@@ -95,6 +97,7 @@ class Encounter:
         "_commands",
         "_dice",
         "_events",
+        "_free",
         "_record",
         "boons",
         "conditions",
@@ -149,6 +152,8 @@ class Encounter:
     module: Actions
     _by_id: dict[str, int]
     _commands: list[Command]
+    #: per command: a roll with no dice to roll (kept when recording; undo goes past them)
+    _free: list[bool]
     _events: list[dict[str, Any]] | None
     _record: bool
     #: the dice drawn from :attr:`rng` (one wrapper for the encounter's every roll)
@@ -199,6 +204,7 @@ class Encounter:
         self.winner = None
         self.last_outcome = None
         self._commands = []
+        self._free = []
         self._record = record
         self._events = [self._begin_event()] if record else None
         self.check_end()
@@ -251,6 +257,7 @@ class Encounter:
         other.winner = self.winner
         other.last_outcome = self.last_outcome
         other._commands = self._commands.copy()
+        other._free = self._free.copy()
         other._record = self._record
         other._events = self._events.copy() if self._events is not None else None
         return other
@@ -366,12 +373,16 @@ class Encounter:
         nothing changed. Returns the :class:`Outcome` of a roll, else None.
         """
         plan = self._plan(command)
+        if isinstance(plan, _UndoPlan):
+            self._take_back(plan.keep, str(command))
+            return None
         outcome = plan.execute(self)
         self._commands.append(command)
         if self._events is not None:
+            self._free.append(_is_free_roll(command, outcome))
             event: dict[str, Any] = {
                 "event": "command",
-                "n": len(self._commands),
+                "n": len(self._events),
                 "command": str(command),
             }
             if isinstance(plan, gm.AddPlan):
@@ -401,20 +412,40 @@ class Encounter:
         return outcomes
 
     def undo(self) -> Command:
-        """Take back the last command by replaying the log without it; returns that command."""
-        if not self._record:
+        """Take back the last decision (``gm: undo``, logged as a command of its own); returns
+        the command taken back (the rolls with no dice after it go with it)."""
+        plan = self._plan_undo()
+        taken = self._commands[plan.keep]
+        self.apply(Undo())
+        return taken
+
+    def _plan_undo(self) -> _UndoPlan:
+        """The commands ``gm: undo`` keeps: all but the last, and the dice-free rolls after it
+        (they are rolled again at once when a table settles, so undoing one alone would undo
+        nothing)."""
+        if not self._record or self._events is None:
             raise IllegalActionError(
                 "this encounter keeps no log (record=False), so it cannot undo"
             )
-        if not self._commands:
+        keep = len(self._commands)
+        while keep > 0 and self._free[keep - 1]:
+            keep -= 1
+        if keep == 0:
             raise IllegalActionError("nothing to undo")
-        last = self._commands[-1]
+        return _UndoPlan(keep - 1)
+
+    def _take_back(self, keep: int, text: str) -> None:
+        """Rebuild the state from the first ``keep`` commands (the seed again, so the dice are
+        rewound too); the log keeps its whole history and gains the undo command."""
+        assert self._events is not None
+        history = self._events
         rebuilt = Encounter.begin(self.initial, self.seed, header=self.header)
-        for command in self._commands[:-1]:
+        for command in self._commands[:keep]:
             rebuilt.apply(command)
         for slot in Encounter.__slots__:
             setattr(self, slot, getattr(rebuilt, slot))
-        return last
+        history.append({"event": "command", "n": len(history), "command": text})
+        self._events = history
 
     # -- log ------------------------------------------------------------------------------------
 
@@ -589,6 +620,8 @@ class Encounter:
         if isinstance(command, EndEncounter):
             self._not_over()
             return _EndEncounterPlan()
+        if isinstance(command, Undo):  # also once the encounter is over: the blow that ended it
+            return self._plan_undo()
         if isinstance(command, GM_COMMANDS):
             self._not_over()
             return self._plan_gm(command)
@@ -921,6 +954,18 @@ class _CallPlan(_Plan):
             )
         )
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class _UndoPlan(_Plan):
+    """``gm: undo``: how many of the commands stay (applied by :meth:`Encounter.apply`)."""
+
+    keep: int
+
+
+def _is_free_roll(command: Command, outcome: Outcome | None) -> bool:
+    """A roll that had no dice to roll (a declined defence, settled on its own)."""
+    return isinstance(command, RollDice) and outcome is not None and not outcome.faces
 
 
 @dataclass(slots=True)

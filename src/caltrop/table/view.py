@@ -203,7 +203,7 @@ def view(
         viewer=viewer,
         encounter=encounter.definition.name,
         module=encounter.definition.ruleset.economy.value,
-        seq=len(encounter.commands),
+        seq=len(encounter.events) - 1,
         round=encounter.round,
         turn=encounter.turn_owner,
         order=tuple(encounter.creatures[i].id for i in encounter.order),
