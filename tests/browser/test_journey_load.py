@@ -82,6 +82,16 @@ def test_orc_bridge_journey(browser: Browser, server: str, screenshots: Path) ->
     refused = type_command(a, "gm: damage goblin-archer 5")
     expect(refused).to_contain_text("only the GM")
 
+    # the GM undoes B's declaration, after confirming (undo sits apart from End Turn)
+    expect(gm.locator("#pending")).to_contain_text("Aria")
+    gm.once("dialog", lambda dialog: dialog.accept())
+    gm.get_by_role("button", name="Undo the last command…").click()
+    expect(gm.locator("#pending")).to_contain_text("No roll pending")
+    expect(b.locator("#pending")).to_contain_text("No roll pending")
+    expect(b.locator("#log")).to_contain_text("gm: undo")
+    assert gm.locator("#gm-tools .undo").count() == 1
+    assert gm.locator("#actions .undo").count() == 0  # not among the options (End Turn's)
+
     shoot(gm, screenshots, "load-gm")
     shoot(a, screenshots, "load-player")
     problems = accessibility(gm, "GM screen") + accessibility(a, "player screen")
