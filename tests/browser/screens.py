@@ -34,6 +34,11 @@ def open_table(browser: Browser, base: str, title: str) -> tuple[Page, dict[str,
 def join(browser: Browser, link: str) -> tuple[BrowserContext, Page]:
     """A player opens their invite link on a phone-sized screen: their own screen."""
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    # record the vibration cue (headless Chromium has no motor to ask)
+    context.add_init_script(
+        "window.vibrations = [];"
+        "navigator.vibrate = (p) => { window.vibrations.push(p); return true; };"
+    )
     page = context.new_page()
     page.goto(link)
     expect(page).to_have_url(re.compile(r"/table$"))

@@ -33,6 +33,8 @@ def test_orc_bridge_journey(browser: Browser, server: str, screenshots: Path) ->
     press(a, "bron: strike orc-brute with sword")
     expect(b.locator("#actions.cue")).to_be_visible()
     expect(b.locator("#live")).not_to_have_attribute("data-reactions", "0")
+    assert b.evaluate("window.vibrations.length") == 1
+    assert a.evaluate("window.vibrations.length") == 0  # A's own roll: no reaction cue
     # B adds a team action in the window during A's turn (R15)
     press(b, "aria: help")
     expect(gm.locator("#pending .advantages, #pending .pool")).to_contain_text("help")
@@ -77,6 +79,11 @@ def test_orc_bridge_journey(browser: Browser, server: str, screenshots: Path) ->
     a.reload()
     expect(a.locator("#log")).to_have_text(gm.locator("#log").inner_text())
     same_seq([gm, a, b], last_seq(gm))
+    # a phone that wakes up asks for the whole screen again (fresh command ids show it came)
+    before_id = a.locator("#cid-text").get_attribute("value")
+    a.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    expect(a.locator("#cid-text")).not_to_have_attribute("value", before_id or "")
+    expect(a.locator("#log")).to_have_text(gm.locator("#log").inner_text())
 
     # a player is refused a GM action, with the server's reason
     refused = type_command(a, "gm: damage goblin-archer 5")
