@@ -4,6 +4,10 @@ Writes to an encounter's log go through :meth:`Repository.write`: one transactio
 the encounter's lock up front (``BEGIN IMMEDIATE`` on SQLite, ``SELECT … FOR UPDATE`` on the
 encounter's row elsewhere), so the head a writer reads is still the head when it appends;
 ``UNIQUE(encounter_id, seq)`` is the last guard (a breach is :class:`ConflictError`).
+
+On PostgreSQL every change of a table also sends ``NOTIFY caltrop`` (:data:`CHANNEL`) with the
+table's id inside the same transaction, so PostgreSQL delivers it exactly when the change is
+committed, to every process listening (:mod:`caltrop.store.listen`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import IntegrityError
@@ -23,6 +27,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from caltrop.errors import CaltropError
 from caltrop.store.database import WRITE
 from caltrop.store.models import CommandRow, EncounterRow, EventRow, SeatRow, TableRow
+
+#: The PostgreSQL notification channel of table changes; the payload is
+#: ``{"table": id, "kind": "events" | "encounter" | "visibility"}``.
+CHANNEL: Final = "caltrop"
 
 
 class ConflictError(CaltropError):
@@ -81,9 +89,11 @@ def _encounter(row: EncounterRow) -> EncounterRecord:
 class LogWriter:
     """The inside of one write transaction on one encounter's log."""
 
-    def __init__(self, session: Session, encounter_id: int) -> None:
+    def __init__(self, session: Session, encounter_id: int, table_id: str | None) -> None:
         self._session = session
         self.encounter_id = encounter_id
+        #: set where the database notifies (PostgreSQL)
+        self._notify_table = table_id
 
     def answer(self, command_id: str) -> dict[str, Any] | None:
         """The stored answer to ``command_id`` on this encounter, if it was accepted before."""
@@ -122,6 +132,15 @@ class LogWriter:
                 answer=_dumps(answer),
             )
         )
+        if self._notify_table is not None:
+            _notify(self._session, self._notify_table, "events")
+
+
+def _notify(session: Session, table_id: str, kind: str) -> None:
+    """PostgreSQL: tell every listening process that the table changed, on commit."""
+    if session.get_bind().dialect.name == "postgresql":
+        payload = _dumps({"table": table_id, "kind": kind})
+        session.execute(select(func.pg_notify(CHANNEL, payload)))
 
 
 def _head(session: Session, encounter_id: int) -> int:
@@ -189,6 +208,7 @@ class Repository:
             )
             if last is None:
                 raise NotFoundError(f"no table {table_id!r}")
+            _notify(session, table_id, "encounter")
             return _insert_encounter(
                 session,
                 table_id,
@@ -254,6 +274,7 @@ class Repository:
             if row is None:
                 raise NotFoundError(f"no encounter {encounter_id}")
             row.visibility = _dumps(visibility)
+            _notify(session, row.table_id, "visibility")
 
     def events(self, encounter_id: int, after: int = -1) -> list[tuple[int, dict[str, Any]]]:
         """The log's events with seq > ``after``, in order."""
@@ -263,6 +284,30 @@ class Repository:
     def head(self, encounter_id: int) -> int:
         with self._read() as session:
             return _head(session, encounter_id)
+
+    def heads(self, table_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """Per table: its current encounter's id and that log's head (one query; the tables
+        a process watches for changes made by other processes)."""
+        if not table_ids:
+            return {}
+        with self._read() as session:
+            newest = (
+                select(EncounterRow.table_id, func.max(EncounterRow.position).label("position"))
+                .where(EncounterRow.table_id.in_(table_ids))
+                .group_by(EncounterRow.table_id)
+                .subquery()
+            )
+            rows = session.execute(
+                select(EncounterRow.table_id, EncounterRow.id, func.max(EventRow.seq))
+                .join(
+                    newest,
+                    (newest.c.table_id == EncounterRow.table_id)
+                    & (newest.c.position == EncounterRow.position),
+                )
+                .join(EventRow, EventRow.encounter_id == EncounterRow.id)
+                .group_by(EncounterRow.table_id, EncounterRow.id)
+            )
+            return {str(t): (int(e), int(h)) for t, e, h in rows}
 
     @contextmanager
     def write(self, encounter_id: int) -> Iterator[LogWriter]:
@@ -276,13 +321,16 @@ class Repository:
         session = self._write()
         try:
             session.begin()
+            table_id: str | None = None
             if self.engine.dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE locked already
-                locked = session.scalar(
-                    select(EncounterRow.id).where(EncounterRow.id == encounter_id).with_for_update()
+                table_id = session.scalar(
+                    select(EncounterRow.table_id)
+                    .where(EncounterRow.id == encounter_id)
+                    .with_for_update()
                 )
-                if locked is None:
+                if table_id is None:
                     raise NotFoundError(f"no encounter {encounter_id}")
-            yield LogWriter(session, encounter_id)
+            yield LogWriter(session, encounter_id, table_id)
             try:
                 session.commit()
             except IntegrityError as exc:

@@ -76,6 +76,8 @@ class Accepted:
     table_id: str
     events: tuple[tuple[int, Mapping[str, Any]], ...] = ()
     replayed: bool = False
+    #: the encounter whose log the events were appended to
+    encounter_id: int | None = None
 
 
 @dataclass
@@ -282,6 +284,15 @@ class Tables:
     def head(self, seat: Seat) -> int:
         return self.repository.head(self.repository.current_encounter(seat.table_id).id)
 
+    def heads(self, table_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """Per table: its current encounter's id and log head (what its sockets should know)."""
+        return self.repository.heads(table_ids)
+
+    def encounter_events(self, encounter_id: int, after: int) -> list[tuple[int, dict[str, Any]]]:
+        """An encounter's raw events after ``after`` (to tell sockets; each is then shown as
+        its seat may see it)."""
+        return self.repository.events(encounter_id, after)
+
     def log_lines(self, seat: Seat) -> list[str]:
         """The encounter's log as ``caltrop replay`` reads it (the GM's export)."""
         if seat.role != "gm":
@@ -345,7 +356,7 @@ class Tables:
             # committed (the write has left its block), still under the lock: a reader never
             # sees a head the cache lacks, so it never replays for nothing
             cached.encounter = after
-        return Accepted(answer, seat.table_id, new)
+        return Accepted(answer, seat.table_id, new, encounter_id=record.id)
 
     # -- state ------------------------------------------------------------------------------
 

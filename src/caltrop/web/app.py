@@ -38,7 +38,7 @@ from caltrop.store import Repository, open_database
 from caltrop.store.repository import NotFoundError, Seat
 from caltrop.store.service import Accepted, NewTable, RefusalError, Tables
 from caltrop.web import pages
-from caltrop.web.broadcast import broadcast
+from caltrop.web.broadcast import announce_encounter, broadcast, catch_up
 from caltrop.web.hub import Hub, Subscriber
 from caltrop.web.schemas import (
     CommandIn,
@@ -49,6 +49,7 @@ from caltrop.web.schemas import (
     SeatOut,
 )
 from caltrop.web.settings import Settings
+from caltrop.web.watch import Watcher
 
 COOKIE: Final = "caltrop_seat"
 #: at most this many missed events are sent on a hello; further behind, a fresh view only
@@ -92,9 +93,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = open_database(settings.database_url)
         app.state.tables = Tables(Repository(engine))
         app.state.hub = Hub()
+        watcher = Watcher(app.state.hub, app.state.tables, engine)
+        await watcher.start()  # other processes' commits reach this process's sockets
         try:
             yield
         finally:
+            await watcher.stop()
             engine.dispose()
 
     app = FastAPI(title="Caltrop table server", lifespan=lifespan)
@@ -175,10 +179,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         tokens = await run_in_threadpool(
             lambda: service.next_encounter(seat_, body.encounter, reset=body.reset, seed=body.seed)
         )
-        hub: Hub = app.state.hub
-        for subscriber in hub.subscribers(seat_.table_id):
-            await subscriber.queue.put({"type": "encounter", "encounter": body.encounter})
-        await broadcast(app.state.hub, service, seat_.table_id, ())
+        await announce_encounter(app.state.hub, service, seat_.table_id)
         return {"players": {c: SeatOut(token=t, link=link(t)) for c, t in tokens.items()}}
 
     @app.post("/api/seats/{creature_id}/reissue")
@@ -199,7 +200,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             service.submit, seat_, body.command, body.command_id, body.expected_seq
         )
         if not accepted.replayed:  # committed above: only now is anyone told
-            await broadcast(app.state.hub, service, accepted.table_id, accepted.events)
+            await broadcast(
+                app.state.hub, service, accepted.table_id, accepted.events, accepted.encounter_id
+            )
         return {k: v for k, v in accepted.answer.items() if k != "seat"}
 
     @app.websocket("/ws")
@@ -223,7 +226,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             while True:
                 message = await websocket.receive_text()
-                await _hello(service, subscriber, message)
+                await _hello(service, hub, subscriber, message)
         except (WebSocketDisconnect, RuntimeError):  # gone, or closed by the server (revoked)
             pass
         finally:
@@ -258,7 +261,7 @@ async def _pump(websocket: WebSocket, subscriber: Subscriber) -> None:
                 return
 
 
-async def _hello(service: Tables, subscriber: Subscriber, message: str) -> None:
+async def _hello(service: Tables, hub: Hub, subscriber: Subscriber, message: str) -> None:
     """``{"hello": {"last_seq": N}}``: the events after N as the seat sees them, then a view."""
     try:
         data = json.loads(message)
@@ -271,9 +274,14 @@ async def _hello(service: Tables, subscriber: Subscriber, message: str) -> None:
         )
         return
     seat_ = subscriber.seat
-    head = await run_in_threadpool(service.head, seat_)
+    heads = await run_in_threadpool(service.heads, [seat_.table_id])
+    encounter_id, head = heads[seat_.table_id]
     if head - last_seq <= MAX_REPLAYED and last_seq < head:
         events = await run_in_threadpool(service.events_since, seat_, last_seq)
         await subscriber.queue.put({"type": "events", "events": events})
     found = await run_in_threadpool(service.view, seat_)
     await subscriber.queue.put({"type": "view", "view": found.as_dict()})
+    # anything committed after the head read above (here: already broadcast; by another
+    # process: maybe notified before this socket's table was told) is caught up now
+    hub.tell(seat_.table_id, encounter_id, head)
+    await catch_up(hub, service, seat_.table_id)

@@ -1,9 +1,10 @@
 """Telling a table's sockets what changed: each its events as its seat may see them, then its
-view (issue 11: only after the change is committed)."""
+view (issue 11: only after the change is committed) — changes made by this process, and those
+other processes committed (:mod:`caltrop.web.watch`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -17,13 +18,24 @@ async def broadcast(
     hub: Hub,
     service: Tables,
     table_id: str,
-    events: tuple[tuple[int, Mapping[str, Any]], ...],
+    events: Sequence[tuple[int, Mapping[str, Any]]] = (),
+    encounter_id: int | None = None,
 ) -> None:
-    """Tell every socket of the table the new events as its seat may see them, then its view
-    (one view per viewer, all from one read of the state)."""
+    """Tell every socket of the table the new ``events`` (of ``encounter_id``) as its seat may
+    see them, then its view (one view per viewer, all from one read of the state). Events the
+    sockets were already told are left out (another process's change may have been told
+    first); clients drop any duplicate seq anyway."""
     subscribers = hub.subscribers(table_id)
     if not subscribers:
         return
+    known = hub.told(table_id)
+    if encounter_id is not None and known is not None and known[0] == encounter_id:
+        new = [(seq, e) for seq, e in events if seq > known[1]]
+        if events and not new:  # told already, views and all, by another path
+            return
+        events = new
+    if encounter_id is not None and events:
+        hub.tell(table_id, encounter_id, events[-1][0])
     for subscriber in subscribers:  # the events first: they are small and ready now
         viewer = viewer_of(subscriber.seat)
         shown = [{"seq": seq, "event": visible_event(e, viewer)} for seq, e in events]
@@ -32,7 +44,40 @@ async def broadcast(
     viewers = {viewer_of(subscriber.seat) for subscriber in subscribers}
     found = await run_in_threadpool(service.views, table_id, viewers)
     views = {viewer: v.as_dict() for viewer, v in found.items()}
-    for subscriber in subscribers:
+    for subscriber in hub.subscribers(table_id):
         seen = views.get(viewer_of(subscriber.seat))
         if seen is not None:  # a creature that sits this encounter out gets no view
             await subscriber.queue.put({"type": "view", "view": seen})
+
+
+async def announce_encounter(hub: Hub, service: Tables, table_id: str) -> None:
+    """The table went on to its next encounter: every socket gets ``{"type": "encounter"}``
+    (seqs start again at 0) and a fresh view."""
+    heads = await run_in_threadpool(service.heads, [table_id])
+    current = heads.get(table_id)
+    if current is None:
+        return
+    for subscriber in hub.subscribers(table_id):
+        await subscriber.queue.put({"type": "encounter", "encounter": current[0]})
+    hub.tell(table_id, *current)
+    await broadcast(hub, service, table_id)
+
+
+async def catch_up(hub: Hub, service: Tables, table_id: str, kind: str = "events") -> None:
+    """Tell the table's sockets what was committed since they were last told (by any process):
+    the events after the last one told, a new encounter, or (``kind`` "visibility") views."""
+    async with hub.lock(table_id):
+        known = hub.told(table_id)
+        if known is None:  # no socket has said hello yet: its hello brings it up to date
+            return
+        heads = await run_in_threadpool(service.heads, [table_id])
+        current = heads.get(table_id)
+        if current is None:
+            return
+        if current[0] != known[0]:
+            await announce_encounter(hub, service, table_id)
+        elif current[1] > known[1]:
+            events = await run_in_threadpool(service.encounter_events, current[0], known[1])
+            await broadcast(hub, service, table_id, events, current[0])
+        elif kind == "visibility":
+            await broadcast(hub, service, table_id)

@@ -41,7 +41,7 @@ from caltrop.errors import CaltropError
 from caltrop.store.repository import Seat
 from caltrop.store.service import NewTable, RefusalError, Tables
 from caltrop.web import app as api
-from caltrop.web.broadcast import broadcast
+from caltrop.web.broadcast import announce_encounter, broadcast, catch_up
 from caltrop.web.forms import FormError, command_text
 from caltrop.web.hub import Hub
 from caltrop.web.screen import log_entries, qr_svg, render, screen_context, screen_fragments
@@ -277,7 +277,9 @@ async def command(request: Request) -> HTMLResponse:
     except RefusalError as exc:
         return _answer(exc.reason, exc.status, ok=False)
     if not accepted.replayed:
-        await broadcast(_hub(request), service, accepted.table_id, accepted.events)
+        await broadcast(
+            _hub(request), service, accepted.table_id, accepted.events, accepted.encounter_id
+        )
     return _answer("")
 
 
@@ -329,10 +331,7 @@ async def next_encounter(request: Request) -> HTMLResponse:
         tokens = await run_in_threadpool(lambda: service.next_encounter(seat, name, reset=reset))
     except RefusalError as exc:
         return _answer(exc.reason, exc.status, ok=False)
-    hub = _hub(request)
-    for subscriber in hub.subscribers(seat.table_id):
-        await subscriber.queue.put({"type": "encounter", "encounter": name})
-    await broadcast(hub, service, seat.table_id, ())
+    await announce_encounter(_hub(request), service, seat.table_id)
     links = "".join(
         f'<li>{html.escape(cid)}: <a href="{html.escape(_link(request, t))}">'
         f"{html.escape(_link(request, t))}</a></li>"
@@ -385,10 +384,16 @@ async def screen_socket(websocket: WebSocket) -> None:
                 return
             if kind == "resync":
                 try:
+                    heads = await run_in_threadpool(service.heads, [seat.table_id])
                     view, fresh = await run_in_threadpool(_screen, service, seat)
                 except RefusalError:
                     continue  # a creature that sits this encounter out
                 events = list(fresh)
+                await websocket.send_text(screen_fragments(view, log_entries(view, events)))
+                # committed after the head read (by another process, say): caught up now
+                hub.tell(seat.table_id, *heads[seat.table_id])
+                await catch_up(hub, service, seat.table_id)
+                continue
             elif kind == "view":
                 view = dict(message["view"])
             else:
