@@ -102,4 +102,7 @@ def test_orc_bridge_journey(browser: Browser, server: str, screenshots: Path) ->
     shoot(gm, screenshots, "load-gm")
     shoot(a, screenshots, "load-player")
     problems = accessibility(gm, "GM screen") + accessibility(a, "player screen")
+    home = b.context.new_page()
+    home.goto(f"{server}/")
+    problems += accessibility(home, "home page")
     assert problems == []

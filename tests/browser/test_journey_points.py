@@ -43,12 +43,22 @@ def test_bridge_duel_journey(browser: Browser, server: str, screenshots: Path) -
     expect(brakka.locator("output")).to_contain_text("shown")
     expect(a.locator("#row-brakka .res")).to_contain_text("AP")
 
+    # the map is keyboard-usable too: Enter on a creature fills the command box
+    a.locator('#map [data-fill="torvald: move toward kestrel"]').focus()
+    a.keyboard.press("Enter")
+    expect(a.locator("#command-text")).to_have_value("torvald: move toward kestrel")
+    expect(a.locator("#command-text")).to_be_focused()
+
     # A taps Brakka on the distance map: the command box gets "move toward"; A sends it
     a.locator('#map [data-fill="torvald: move toward brakka"]').click()
     expect(a.locator("#command-text")).to_have_value("torvald: move toward brakka")
     a.locator("#command-box button[type=submit]").click()
     expect(gm.locator("#log")).to_contain_text("torvald: move toward brakka")
-    press(a, "torvald: end turn")
+    # a keyboard user keeps focus across a screen update: Tab to End Turn and press Enter
+    end = a.locator('form.cmd:has(input[value="torvald: end turn"]) button')
+    end.focus()
+    a.keyboard.press("Enter")
+    expect(gm.locator("#turn .whose")).to_contain_text("Brakka")
 
     # Brakka attacks Torvald; the damage is rolled; A is offered Block in the window (R45)
     press(gm, "brakka: attack torvald")

@@ -129,6 +129,27 @@ def test_an_uploaded_log_opens_a_table_going_on_from_it(client: TestClient) -> N
     assert "bron: end turn" in other.get("/table").text
 
 
+FROM_A_FORM = b"""kind: encounter
+name: From a form
+ruleset: caltrop:rulesets/round-reset
+include: [caltrop:party/dain, caltrop:monsters/goblin-archer]
+participants: [dain, goblin-archer]
+"""
+
+
+def test_an_uploaded_encounter_file_opens_a_table(client: TestClient) -> None:
+    gm = TestClient(client.app)
+    opened = gm.post(
+        "/tables/upload",
+        files={"files": ("mine.yaml", FROM_A_FORM, "text/yaml")},
+        follow_redirects=False,
+    )
+    assert opened.status_code == 303
+    screen = gm.get("/table")
+    assert "From a form" in screen.text
+    assert '<li id="seat-dain">' in screen.text
+
+
 def test_a_bad_upload_gets_the_reason(client: TestClient) -> None:
     other = TestClient(client.app)
     bad = other.post("/tables/upload", files={"files": ("x.yaml", b"name: [", "text/yaml")})

@@ -55,8 +55,38 @@
   window.addEventListener("online", resync);
   window.addEventListener("pageshow", function (e) { if (e.persisted) { resync(); } });
 
+  // a new screen replaces the buttons: keep the keyboard focus on the same control
+  var focused = null;
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    var el = document.activeElement;
+    var live = document.getElementById("live");
+    focused = null;
+    if (el && live && live.contains(el)) {
+      var form = el.closest("form");
+      var command = form && form.querySelector("input[name=command]");
+      focused = command ? command.value : (el.id || null);
+    }
+  });
+  function refocus() {
+    if (focused === null) { return; }
+    var inputs = document.querySelectorAll("#live form input[name=command]");
+    for (var i = 0; i < inputs.length; i++) {
+      if (inputs[i].value === focused) {
+        var button = inputs[i].form.querySelector("button");
+        if (button) { button.focus(); return; }
+      }
+    }
+    var byId = document.getElementById(focused);
+    var target = byId || document.getElementById("actions-h");
+    if (target) {
+      if (!byId) { target.setAttribute("tabindex", "-1"); }
+      target.focus();
+    }
+  }
+
   // a reaction window opened for this player: vibrate once, flash the actions
   document.addEventListener("htmx:wsAfterMessage", function () {
+    refocus();
     var live = document.getElementById("live");
     if (!live) { return; }
     var now = parseInt(live.getAttribute("data-reactions") || "0", 10);
