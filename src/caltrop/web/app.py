@@ -48,14 +48,12 @@ from caltrop.web.schemas import (
     RevealIn,
     SeatOut,
 )
+from caltrop.web.seating import COOKIE, REVOKED
 from caltrop.web.settings import Settings
 from caltrop.web.watch import Watcher
 
-COOKIE: Final = "caltrop_seat"
 #: at most this many missed events are sent on a hello; further behind, a fresh view only
 MAX_REPLAYED: Final = 1000
-#: the last message of a socket whose seat the GM revoked
-REVOKED: Final[Mapping[str, Any]] = {"type": "revoked", "detail": "this seat was revoked"}
 
 
 def _token(authorization: str | None, cookie: str | None) -> str:

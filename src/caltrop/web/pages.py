@@ -40,7 +40,7 @@ from caltrop.content.logfile import MAX_LOG_BYTES
 from caltrop.errors import CaltropError
 from caltrop.store.repository import Seat
 from caltrop.store.service import NewTable, RefusalError, Tables
-from caltrop.web import app as api
+from caltrop.web import seating
 from caltrop.web.broadcast import announce_encounter, broadcast, catch_up
 from caltrop.web.forms import FormError, command_text
 from caltrop.web.hub import Hub
@@ -80,7 +80,7 @@ def _cross_origin(headers: Mapping[str, str]) -> bool:
 
 
 async def _page_seat(request: Request) -> Seat:
-    token = request.cookies.get(api.COOKIE)
+    token = request.cookies.get(seating.COOKIE)
     if not token:
         raise RefusalError(401, "no seat in this browser: open your invite link")
     return await run_in_threadpool(_service(request).seat, token)
@@ -137,7 +137,7 @@ def _opened(request: Request, new: NewTable) -> RedirectResponse:
     }
     response = RedirectResponse("/table", status_code=303)
     response.set_cookie(
-        api.COOKIE, new.gm_token, httponly=True, samesite="strict", max_age=30 * 86400
+        seating.COOKIE, new.gm_token, httponly=True, samesite="strict", max_age=30 * 86400
     )
     return response
 
@@ -314,7 +314,7 @@ async def reissue(request: Request, creature_id: str) -> HTMLResponse:
         return _answer(exc.reason, exc.status, ok=False)
     for subscriber in _hub(request).subscribers(seat.table_id):
         if subscriber.seat.id in revoked:
-            await subscriber.queue.put(api.REVOKED)
+            await subscriber.queue.put(seating.REVOKED)
     creature = next(c for c in view.as_dict()["creatures"] if c["id"] == creature_id)
     card = render("seat.html", c=creature, flash=None, seat_link=_link(request, token), qr=qr_svg)
     return HTMLResponse(card)
@@ -352,7 +352,7 @@ async def screen_socket(websocket: WebSocket) -> None:
         return
     service = _service(websocket)
     try:
-        token = websocket.cookies.get(api.COOKIE)
+        token = websocket.cookies.get(seating.COOKIE)
         if not token:
             raise RefusalError(401, "no seat: open your link")
         seat = await run_in_threadpool(service.seat, token)

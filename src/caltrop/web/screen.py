@@ -136,6 +136,9 @@ def positions(view: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "at": f"{number(p[0])}, {number(p[1])} m",
             }
         )
+    # neighbours along the map take turns to be labelled above and below their token
+    for rank, token in enumerate(sorted(out, key=lambda t: (t["x"], t["y"]))):
+        token["below"] = rank % 2 == 1
     return out
 
 
