@@ -197,3 +197,20 @@ def test_static_files_are_served_from_the_package(client: TestClient) -> None:
     assert client.get("/static/caltrop.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/static/../app.py").status_code == 404
     assert client.get(f"/static/{uuid.uuid4().hex}.js").status_code == 404
+
+
+def test_a_double_tap_sends_one_command_id_and_is_applied_once(client: TestClient) -> None:
+    """Each rendered form carries its own command_id: a second tap before the screen changes
+    resends it, and the server answers from the stored answer (issue 11's retry rule)."""
+    links = open_table(client)
+    bron = player(client, links["bron"])
+    screen = bron.get("/table").text
+    form_id = re.findall(
+        r'value="bron: end turn">\s*<input type="hidden" name="command_id" value="([^"]+)"',
+        screen,
+    )[0]
+    tap = {"command": "bron: end turn", "command_id": form_id}
+    assert bron.post("/table/command", data=tap).status_code == 200
+    assert bron.post("/table/command", data=tap).status_code == 200
+    log = client.get("/api/log").text
+    assert log.count('"command": "bron: end turn"') == 1
