@@ -75,26 +75,22 @@ def type_command(page: Page, text: str) -> Any:
 
 
 def enter_dice(page: Page, faces: list[int]) -> Any:
-    """Type physical dice into the pending roll's fields (one per die, or the one faces box)."""
+    """Type physical dice into the pending roll's fields, one field per die (R5)."""
     form = page.locator("#pending form.physical")
+    expect(form).to_be_visible()
     fields = form.locator("input[name=die]")
-    if fields.count():
-        assert fields.count() == len(faces), f"{fields.count()} fields for {faces}"
-        for field, value in zip(fields.all(), faces, strict=True):
-            field.fill(str(value))
-    else:
-        form.locator("input[name=faces]").fill(",".join(str(f) for f in faces))
+    assert fields.count() == len(faces), f"{fields.count()} fields for {faces}"
+    for field, value in zip(fields.all(), faces, strict=True):
+        field.fill(str(value))
     form.locator("button[type=submit]").click()
     return form.locator("output")
 
 
 def dice_count(page: Page) -> int:
-    """How many dice the pending roll takes (the pool shown, e.g. ``6d4+1d8`` → 7)."""
-    fields = page.locator("#pending form.physical input[name=die]")
-    if fields.count():
-        return fields.count()
-    text = page.locator("#pending .pool").inner_text()
-    return sum(int(n) for n in re.findall(r"(\d+)d\d+", text))
+    """How many dice the pending roll takes: one field per die."""
+    form = page.locator("#pending form.physical")
+    expect(form).to_be_visible()
+    return form.locator("input[name=die]").count()
 
 
 def last_seq(page: Page) -> int:

@@ -276,8 +276,10 @@ def test_the_cli_refuses_a_melee_weapon_for_a_ranged_action() -> None:
         "shoot needs a ranged weapon; dagger is melee",
         "strike needs a melee weapon; shortbow is ranged",
     ]
-    assert "aria: shoot goblin-archer with shortbow\n" in result.stdout
-    assert "with dagger\naria: shoot" in result.stdout  # strike lists the dagger only
+    assert "aria: shoot goblin-archer with shortbow   hit " in result.stdout  # with its odds
+    strikes = [line for line in result.stdout.splitlines() if line.startswith("aria: strike")]
+    assert strikes
+    assert all(" with dagger   hit " in line for line in strikes)  # the dagger only
 
 
 # -- (d) undo and save ----------------------------------------------------------------------------
@@ -413,12 +415,18 @@ def test_legal_lists_what_each_creature_may_do_now() -> None:
         ],
     ).stdout
     chunks = out.split("\n> ")
-    legal_bron = chunks[1]
-    assert (
-        "bron: strike orc-brute with sword\nbron: strike goblin-archer with sword\nbron: end turn"
-        in legal_bron
-    )
-    assert chunks[2].startswith("nothing")  # not Aria's turn and nothing pending
+    legal_bron = chunks[1].splitlines()
+    # each command with its odds (issue 12): R16, hit = total − Evasion > 0
+    assert [line.split("   ")[0] for line in legal_bron[:3]] == [
+        "bron: strike orc-brute with sword",
+        "bron: strike goblin-archer with sword",
+        "bron: end turn",
+    ]
+    assert legal_bron[0].split("   ")[1].startswith("hit ")
+    assert " vs Evasion " in legal_bron[0]  # the terminal is the GM's: it sees the number
+    assert chunks[2].startswith("nothing now")  # not Aria's turn and nothing pending
+    # then what she may not do now, with the engine's reason (R15)
+    assert "(not now) strike: it is Bron's turn" in chunks[2]
     assert chunks[4].startswith("aria: help\naria: pass")  # the reaction window (R15)
     assert chunks[5].startswith("orc-brute: parry\norc-brute: hinder\norc-brute: pass") or chunks[
         5
@@ -601,6 +609,18 @@ def test_readme_walkthrough_is_what_the_session_prints() -> None:
         at = out.index(line, at)  # present, and after the one before
     assert refusals(out) == ["Bron cannot strike: Might 5 − Load 5 = 0 < cost 3"]
     assert "Orc Brute (orc-brute) to act" in out  # the turn passed on
+
+
+def test_readme_reaction_window_is_what_the_session_prints() -> None:
+    """The README's panel after ``bron: strike orc-brute``: the pool explained, the exact odds
+    (issue 12) and who is asked, each line as the session prints it."""
+    (block,) = [b for b in _readme_blocks() if "roll is pending" in b]
+    shown = [line.strip() for line in block.splitlines() if line.strip()]
+    assert len(shown) == 3
+    out = play("orc-bridge", "--seed", "1", lines=["bron: strike orc-brute"]).stdout
+    at = out.index("> Bron declares strike orc-brute")
+    for line in shown:
+        at = out.index(line, at)
 
 
 def test_readme_names_both_examples_and_they_open() -> None:

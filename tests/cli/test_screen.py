@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from caltrop.cli.encounter_view import abbreviations, screen
+from caltrop.cli.encounter_view import _action_labels, abbreviations, odds_text, screen, table_view
 from caltrop.content import bundled_encounters, load_encounter
 from caltrop.core.commands import Act, RollDice, parse_command
 from caltrop.core.pool import net_advantage
@@ -205,16 +205,14 @@ def test_the_hit_panel_shows_the_dc_and_the_favor_before_the_roll(
     near = distance <= weapon.close
     favor = (1 if near else -1) + aims + net_advantage(shot.advantages)
     text = render(encounter, width=120)  # the panel's lines unbroken
-    assert f"hits on DC {distance} or more (the distance in meters, R39)" in text
-    word = f"Favor {favor}" if favor > 0 else f"Disfavor {-favor}" if favor < 0 else "no Favor"
-    assert f"Dexterity {shooter.aspects['Dexterity']}, {word}: " in text
-    if near:
-        assert f"close range (within {weapon.close} m) +1" in text
-    else:
-        assert f"far range (beyond {weapon.close} m) −1" in text
-    assert (f"aim ×{aims} +{aims}" in text) == (aims > 0)
+    dexterity = shooter.aspects["Dexterity"]
+    # the pool explained (issue 12): R3, never below 1d4; each Favor with its source
+    assert f"roll is pending: {max(1, dexterity + favor)}d4: Dexterity {dexterity}, " in text
+    assert ("+1 close range (R39)" if near else "−1 far range (R39)") in text
+    assert (f"+{aims} aim (R39)" in text) == (aims > 0)
     for advantage in shot.advantages:
-        assert str(advantage) in text
+        assert f"{'+1' if advantage.kind == 'adv' else '−1'} {advantage.source}" in text
+    assert f" vs DC {distance}; help " in text  # the odds line: the DC is the distance (R39)
     assert pending.context["favor"] == favor  # the engine agrees with the rule
 
 
@@ -231,10 +229,10 @@ def test_a_stealth_roll_shows_its_favor_sources() -> None:
     observer = encounter.creatures[int(pending.context["opposer"])]
     me = encounter.creature(actor)
     text = render(encounter, width=160)
-    assert f"must beat {observer.name}'s Perception roll (opposed, R4)" in text
+    assert f" vs {observer.name}'s Perception (opposed, R4); help " in text
     assert (
-        f"Poise {me.aspects['Poise']}, no Favor: careful (double AP) +1, +adv:shadows +1, "
-        f"in {observer.name}'s line of sight −2"
+        f"Poise {me.aspects['Poise']}, +1 careful (R41), +1 shadows, "
+        f"−2 in {observer.name}'s line of sight (R41)"
     ) in text
     assert pending.context["favor"] == 1 + 1 - 2
 
@@ -258,8 +256,9 @@ def test_a_stealth_check_against_an_unaware_observer_shows_its_dc() -> None:
     text = render(encounter, width=160)
     dc = pending.context["dc"]
     assert dc == them.aspects["Perception"] * (2 if them.stats.get("gifted_perception") else 1)
-    assert f"succeeds on DC {dc} or more ({them.name}'s Perception, R41)" in text
-    assert re.search(rf"Poise {me.aspects['Poise']}, no Favor *│", text)
+    assert f" vs DC {dc}; help " in text  # the GM's screen: the DC is shown
+    # no Favor and no Disfavor: the pool is the Poise alone
+    assert re.search(rf"pending: [0-9]+d4: Poise {me.aspects['Poise']} *│", text)
 
 
 def test_the_compact_action_point_table_lists_conditions_under_it() -> None:
@@ -273,3 +272,82 @@ def test_the_compact_action_point_table_lists_conditions_under_it() -> None:
     assert "conditions" in wide
     (row,) = [line for line in wide.splitlines() if whole(who, line)]
     assert "prone" in row
+
+
+# -- the screen renders the shared view model (issue 11) ---------------------------------------
+
+
+@pytest.mark.parametrize("name", ENCOUNTERS)
+def test_the_panel_shows_the_view_models_pool_and_odds(name: str) -> None:
+    """Issue 11: "The terminal's caltrop play renders the same model": every pending roll of a
+    play-out shows the view's pool and odds (issue 12), and who the view says is asked."""
+    shown = 0
+    for state in played(name, 2, 60):
+        tv = table_view(state)
+        if tv.pending is None:
+            continue
+        text = render(state, width=250)
+        assert f"roll is pending: {tv.pending.pool}" in text
+        if tv.pending.odds is not None:
+            assert odds_text(tv.pending.odds) in text
+            shown += 1
+        if tv.current not in (CHANCE, TERMINAL):
+            assert tv.pending.waiting_on[0] == tv.current
+            assert f"({tv.current}) may react: " in text
+    assert shown
+
+
+def test_the_action_cells_follow_the_view_models_options() -> None:
+    """Bold: a legal option of the view; green: greyed with its gate open (R11, only the
+    moment is wrong); struck: its gate is shut."""
+    for state in played("goblin-ambush", 3, 40):
+        tv = table_view(state)
+        for cv in tv.creatures:
+            if cv.down:
+                continue
+            options = tv.options[cv.id]
+            for (label, style), (name, cost) in zip(
+                _action_labels(tv, cv), (cv.actions or {}).items(), strict=True
+            ):
+                assert label == f"{name}({cost})"
+                legal = any(o.legal and o.action == name for o in options)
+                open_ = any(not o.legal and o.action == name and o.gate_open for o in options)
+                assert style == ("bold green" if legal else "green" if open_ else "dim strike")
+
+
+def test_a_shut_gate_is_struck() -> None:
+    """R11: "Aspect − Load ≥ Cost": with Load 5 Bron's Might 5 strike (cost 3) is shut."""
+    encounter = Encounter.begin(load_encounter("orc-bridge"), 1)
+    encounter.apply(parse_command("gm: set bron load 5"))
+    tv = table_view(encounter)
+    bron = next(c for c in tv.creatures if c.id == "bron")
+    labels = dict(_action_labels(tv, bron))
+    assert labels["strike(3)"] == "dim strike"
+    strike = next(o for o in tv.options["bron"] if o.action == "strike")
+    assert strike.gate_open is False
+    assert strike.reason is not None
+    assert "Might 5 − Load 5 = 0 < cost 3" in strike.reason
+
+
+def test_odds_are_shown_compactly() -> None:
+    """``hit 56%  dmg 3.2`` — percentages never round a possibility away (``>99%``)."""
+    attack = {
+        "kind": "attack",
+        "success": 0.975,
+        "exact": "39/40",
+        "expected_damage": 7.0146,
+        "against": "Evasion 10",
+        "with_help": 0.9963,
+        "with_hinder": 0.8887,
+    }
+    assert odds_text(attack) == "hit 98%  dmg 7.0 vs Evasion 10; help >99%, hinder 89%"
+    check = {
+        "kind": "check",
+        "success": 1.0,
+        "exact": "1",
+        "expected_damage": None,
+        "against": None,
+        "with_help": None,
+        "with_hinder": None,
+    }
+    assert odds_text(check) == "success 100%"

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from caltrop.content import load_encounter
+from caltrop.core.commands import parse_command
 from caltrop.encounter import Encounter
 from caltrop.table import view
-from caltrop.web.screen import log_entries, positions, resources_text, screen_fragments
+from caltrop.web.screen import positions, resources_text, screen_fragments
 
 
 def orc_bridge(viewer: str) -> dict[str, Any]:
@@ -17,7 +18,7 @@ def orc_bridge(viewer: str) -> dict[str, Any]:
 
 def test_a_players_screen_shows_aspect_minus_load_and_greys_with_the_reason() -> None:
     seen = orc_bridge("bron")
-    html = screen_fragments(seen, [])
+    html = screen_fragments(seen)
     assert '<th scope="row">Might</th><td>5</td><td>6</td>' in html  # Load −1: 5 − (−1)
     assert "strike orc-brute with sword" in html
     assert "cost Load +3" in html
@@ -67,7 +68,7 @@ def test_pool_odds_and_one_field_per_die_are_shown_when_the_view_has_them() -> N
             "reaction": False,
         }
     )
-    html = screen_fragments(seen, [])
+    html = screen_fragments(seen)
     assert "5d4 + 1d8: Might 5 − Load 0" in html
     assert "75.0% to deal damage against Evasion 9, 6.50 expected damage" in html
     assert "(exactly 3/4)" in html
@@ -97,9 +98,7 @@ def test_the_log_shows_each_die_and_the_fives() -> None:
             "fives": [[4, 1], [3, 2]],
         }
     ]
-    entries = log_entries(seen, [])
-    assert entries is seen["log"]  # the view's own log wins
-    html = screen_fragments(seen, entries)
+    html = screen_fragments(seen)
     assert "Bron rolls 4d4 + 1d8" in html
     assert html.count('class="die"') == 5
     assert 'title="d8">7<' in html
@@ -108,29 +107,27 @@ def test_the_log_shows_each_die_and_the_fives() -> None:
     assert "9 damage to Orc Brute" in html
 
 
-def test_without_a_log_in_the_view_the_events_make_one() -> None:
-    seen = orc_bridge("gm")
-    events = [
-        {"seq": 1, "event": {"event": "command", "command": "bron: strike orc-brute"}},
-        {
-            "seq": 2,
-            "event": {
-                "event": "command",
-                "command": "roll 1,2,3,4,1,5",
-                "roll": {
-                    "roller": "bron",
-                    "faces": [1, 2, 3, 4, 1, 5],
-                    "total": 16,
-                    "damage": 7,
-                    "target": "orc-brute",
-                },
-            },
-        },
-    ]
-    entries = log_entries(seen, events)
-    assert [e["seq"] for e in entries] == [1, 2]
-    assert entries[1]["result"] == "7 damage to orc-brute"
-    assert [d["value"] for d in entries[1]["dice"]] == [1, 2, 3, 4, 1, 5]
+def test_the_real_views_odds_pool_dice_and_log_are_on_the_screen() -> None:
+    """What the view model computes (table/odds.py, pool.py, log.py) reaches the screen."""
+    encounter = Encounter.begin(load_encounter("orc-bridge"), 1)
+    offered = view(encounter, "bron").as_dict()["options"]["bron"][0]
+    html = screen_fragments(view(encounter, "bron").as_dict())
+    assert offered["pool"] in html
+    assert f"{100 * offered['odds']['success']:.1f}% to deal damage" in html
+    assert f"(exactly {offered['odds']['exact']})" in html
+    for text in ("bron: strike orc-brute with sword", "aria: help", "gm: pass all"):
+        encounter.apply(parse_command(text))
+    seen = view(encounter, "bron").as_dict()
+    html = screen_fragments(seen)
+    assert html.count('name="die"') == len(seen["pending"]["dice"])
+    encounter.apply(parse_command("roll 4,1,3,2,2,1,7"))
+    encounter.settle()
+    seen = view(encounter, "aria").as_dict()
+    html = screen_fragments(seen)
+    last = seen["log"][-1]
+    assert html.count('class="die"') == len(last["dice"])
+    assert "fives: " + " ".join(f"({a}+{b})" for a, b in last["fives"]) in html
+    assert str(last["result"]) in html
 
 
 def test_points_and_positions_for_the_action_point_module() -> None:
@@ -145,6 +142,6 @@ def test_points_and_positions_for_the_action_point_module() -> None:
         "AP 4 · RP 0 · floating RP 1 · Stamina 6"
     )
     kestrel = view(Encounter.begin(load_encounter("bridge-duel-ap"), 1), "kestrel").as_dict()
-    html = screen_fragments(kestrel, [])
+    html = screen_fragments(kestrel)
     assert 'data-fill="kestrel: move toward torvald"' in html
     assert "brakka" not in "".join(p["id"] for p in positions(kestrel))  # hidden by default

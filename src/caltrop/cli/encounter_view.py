@@ -1,99 +1,108 @@
-"""Rich renderings of an encounter: the state table, the pending roll and the story of a command."""
+"""Rich renderings of an encounter: the state table, the pending roll and the story of a command.
+
+Everything shown comes from the shared view model (:func:`caltrop.table.view`) as the GM sees
+it — the terminal's driver runs every creature — so the terminal and the web table show the
+same options, reasons, pools and odds; nothing here decides what a creature may do.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from rich import box
 from rich.console import Group, RenderableType
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from caltrop.cli.common import percent
 from caltrop.cli.fit import Fitted
-from caltrop.cli.points_view import points_state_table, roll_terms
-from caltrop.core.commands import Act, CallRoll, Command, EndEncounter, EndTurn, Pass
-from caltrop.core.model import ActionKind, Economy, Side
+from caltrop.cli.points_view import points_state_table
+from caltrop.cli.view_cells import health, side_style, title
+from caltrop.core.commands import GM, Act, Command, parse_command
+from caltrop.core.model import Economy
 from caltrop.core.pool import Revision
-from caltrop.dice.parse import parse
-from caltrop.dice.render import render_d4_math
-from caltrop.dice.roll import roll
+from caltrop.economy.outcome import outcome_json
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, Outcome, RollKind
+from caltrop.table import ActionOption, CreatureView, TableView, view
+from caltrop.table.log import command_text, roll_text
+
+
+def table_view(encounter: Encounter) -> TableView:
+    """The encounter as the terminal shows it: the GM's view, with every creature's options
+    (one keyboard runs them all; the GM may issue any creature's command)."""
+    return view(encounter, GM, answers_for=[GM, *(c.id for c in encounter.creatures)])
 
 
 def outcome_text(outcome: Outcome, names: Mapping[str, str] | None = None) -> str:
     """The roll die by die (D4 Math form) and what it did; ``names`` maps ids to names."""
-
-    def name(creature_id: str | None) -> str | None:
-        return names.get(creature_id, creature_id) if names and creature_id else creature_id
-
-    if outcome.faces:
-        rolled = render_d4_math(roll(parse(outcome.expression), entered=outcome.faces))
-    else:
-        rolled = f"{outcome.expression} = {outcome.total}"
-    parts = [f"{name(outcome.roller)} rolls {rolled}"]
-    if outcome.kind is RollKind.INITIATIVE:
-        parts.append("for initiative")
-    if outcome.damage is not None:
-        parts.append(f"→ {outcome.damage} damage to {name(outcome.target)}")
-    if outcome.success is not None:
-        parts.append(f"vs DC {outcome.dc}: {'success' if outcome.success else 'failure'}")
-    if outcome.note:
-        parts.append(f"({outcome.note})")
-    if outcome.downed:
-        parts.append(f"— {name(outcome.target)} is down!")
-    return " ".join(parts)
+    return roll_text(
+        outcome_json(outcome),
+        names or {},
+        dc=outcome.dc,
+        initiative=outcome.kind is RollKind.INITIATIVE,
+    )
 
 
 def command_story(encounter: Encounter, command: Command, outcome: Outcome | None) -> str:
-    """One line telling what a command did (for the play session and ``caltrop replay``)."""
+    """One line telling what a command did (for the play session and ``caltrop replay``): the
+    log's words (:mod:`caltrop.table.log`), with the DC the outcome was rolled against."""
+    names = {c.id: c.name for c in encounter.creatures}
     if outcome is not None:
-        return outcome_text(outcome, {c.id: c.name for c in encounter.creatures})
-    if isinstance(command, Act) and encounter.definition.ruleset.economy is Economy.ACTION_POINTS:
-        return f"{encounter.creature(command.actor).name}: {str(command).split(': ', 1)[1]}"
-    if isinstance(command, Act):
-        actor = encounter.creature(command.actor)
-        action = actor.action(command.action)
-        if action is not None and action.kind is ActionKind.TEAM:
-            return f"{actor.name} uses {action.name} on the pending roll ({action.source_key})"
-        extra = f" {' '.join(command.targets)}" if command.targets else ""
-        return f"{actor.name} declares {command.action}{extra}"
-    if isinstance(command, EndTurn):
-        return f"{encounter.creature(command.actor).name} ends the turn"
-    if isinstance(command, Pass):
-        return f"{encounter.creature(command.actor).name} passes"
-    if isinstance(command, CallRoll):
-        return f"the GM calls for {command.target}'s {command.aspect} roll"
-    if isinstance(command, EndEncounter):
-        return "the GM ends the encounter"
-    return str(command)
+        return outcome_text(outcome, names)
+    return command_text(encounter, command, names)
 
 
-def _action_labels(encounter: Encounter, creature_id: str) -> list[tuple[str, str]]:
+def odds_text(odds: Mapping[str, Any]) -> str:
+    """The odds compactly: ``hit 56%  dmg 3.2 vs Evasion 10; help 70%, hinder 41%``."""
+
+    def pct(p: float | None, exact: str | None = None) -> str:
+        if p is None:
+            return "?"
+        certain = exact == "1" or (exact is None and p >= 1)
+        impossible = exact == "0" or (exact is None and p <= 0)
+        return percent(p, certain=certain, impossible=impossible, digits=0)
+
+    word = "hit" if odds["kind"] == "attack" else "success"
+    text = f"{word} {pct(odds['success'], odds['exact'])}"
+    if odds.get("expected_damage") is not None:
+        text += f"  dmg {odds['expected_damage']:.1f}"
+    if odds.get("against"):
+        text += f" vs {odds['against']}"
+    helped, hindered = odds.get("with_help"), odds.get("with_hinder")
+    if helped is not None and hindered is not None:
+        text += f"; help {pct(helped)}, hinder {pct(hindered)}"
+    return text
+
+
+def _options(tv: TableView, creature_id: str) -> tuple[ActionOption, ...]:
+    return tuple(tv.options.get(creature_id, ()))
+
+
+def _creature(tv: TableView, creature_id: str) -> CreatureView:
+    return next(c for c in tv.creatures if c.id == creature_id)
+
+
+def _action_labels(tv: TableView, cv: CreatureView) -> list[tuple[str, str]]:
     """Every action of the creature as ``(name(cost), style)``: bold green if it may take it now,
-    green if its gate is open (R11), struck if not."""
-    i = encounter.index(creature_id)
-    creature = encounter.creatures[i]
-    pending = encounter.pending_roll
-    on_turn = pending is None and encounter.turn_owner == creature_id
+    green if only the moment is wrong (its gate is open, R11), struck if its gate is shut."""
+    options = _options(tv, cv.id)
+    now = {o.action for o in options if o.legal}
+    gate_open = {o.action for o in options if not o.legal and o.gate_open}
     labels: list[tuple[str, str]] = []
-    for action in creature.actions:
-        gate = encounter.economy.gate(creature, encounter.resources[i], action, on_turn=on_turn)
-        usable_now = (on_turn and action.kind is not ActionKind.TEAM) or (
-            pending is not None and action.reaction and pending.roller != i
-        )
-        style = "bold green" if gate and usable_now else "green" if gate else "dim strike"
-        labels.append((f"{action.name}({action.cost})", style))
+    for name, cost in (cv.actions or {}).items():
+        style = "bold green" if name in now else "green" if name in gate_open else "dim strike"
+        labels.append((f"{name}({cost})", style))
     return labels
 
 
-def _may_do(encounter: Encounter, creature_id: str, *, compact: bool = False) -> Text:
+def _may_do(tv: TableView, cv: CreatureView, *, compact: bool = False) -> Text:
     """The creature's actions, styled by :func:`_action_labels`; ``compact``: those it may take
     now first, one space apart (the cell cuts the rest short)."""
-    if encounter.down[encounter.index(creature_id)]:
+    if cv.down:
         return Text("down", style="red")
-    labels = _action_labels(encounter, creature_id)
+    labels = _action_labels(tv, cv)
     if compact:
         rank = {"bold green": 0, "green": 1}
         labels.sort(key=lambda label: rank.get(label[1], 2))
@@ -105,20 +114,20 @@ def _may_do(encounter: Encounter, creature_id: str, *, compact: bool = False) ->
     return text
 
 
-def _load(encounter: Encounter, i: int) -> int | None:
-    load = encounter.resources[i].as_dict().get("load")
-    return int(load) if load is not None else None
+def _load(cv: CreatureView) -> int | None:
+    load = (cv.resources or {}).get("load")
+    return int(load) if isinstance(load, int) else None
 
 
-def _aspects(encounter: Encounter, i: int, short: Mapping[str, str] | None = None) -> str:
+def _aspects(cv: CreatureView, short: Mapping[str, str] | None = None) -> str:
     """Each Aspect with its gate: ``Finesse 6→7`` is Aspect 6, Aspect − Load 7 (R11);
     ``short`` names the Aspects by abbreviation (``F6→7``)."""
-    c = encounter.creatures[i]
-    load = _load(encounter, i)
+    aspects = dict(cv.aspects or {})
+    load = _load(cv)
     parts = []
     # Full names: the highest first; abbreviations: in the key's order, the same on every row.
-    ordered = [(n, c.aspects[n]) for n in short if n in c.aspects] if short else None
-    for name, value in ordered or sorted(c.aspects.items(), key=lambda kv: -kv[1]):
+    ordered = [(n, aspects[n]) for n in short if n in aspects] if short else None
+    for name, value in ordered or sorted(aspects.items(), key=lambda kv: -kv[1]):
         label = f"{short[name]}{value}" if short else f"{name} {value}"
         parts.append(label if load is None else f"{label}→{value - load}")
     return (" " if short else ", ").join(parts)
@@ -137,23 +146,15 @@ def abbreviations(names: Iterable[str]) -> dict[str, str]:
     return short
 
 
-def _title(encounter: Encounter) -> str:
-    """The table's title; names are text, never rich markup (``[/x] M`` stays as written)."""
-    return f"{escape(encounter.definition.name)} — round {encounter.round}"
+def _creature_label(cv: CreatureView) -> Text:
+    plain = cv.name.lower().replace(" ", "-") == cv.id
+    return Text(cv.id if plain else f"{cv.name} ({cv.id})", style=side_style(cv))
 
 
-def _creature_label(encounter: Encounter, i: int) -> Text:
-    c = encounter.creatures[i]
-    style = "cyan" if c.side is Side.PC else "magenta"
-    return Text(
-        c.id if c.name.lower().replace(" ", "-") == c.id else f"{c.name} ({c.id})", style=style
-    )
-
-
-def _full_table(encounter: Encounter) -> Table:
+def _full_table(tv: TableView) -> Table:
     """Turn order with Health, Load, each Aspect → Aspect − Load and every action (wide screens)."""
     table = Table(
-        title=_title(encounter),
+        title=title(tv),
         caption="Aspect a→b: Aspect a, a − Load = b.  bold: may do now;  green: gate open;  struck: gate shut",
         expand=True,
     )
@@ -163,27 +164,27 @@ def _full_table(encounter: Encounter) -> Table:
     table.add_column("", justify="left")
     table.add_column("Aspect → Aspect − Load", ratio=3)
     table.add_column("actions (cost)", ratio=3)
-    owner = encounter.turn_owner
-    for i in encounter.order:
-        c = encounter.creatures[i]
+    for creature_id in tv.order:
+        cv = _creature(tv, creature_id)
+        load = _load(cv)
         table.add_row(
-            "▶" if c.id == owner else "",
-            _creature_label(encounter, i),
-            Text(f"{encounter.health[i]}/{c.max_health}", style="red" if encounter.down[i] else ""),
-            encounter.economy.describe(c, encounter.resources[i]),
-            _aspects(encounter, i),
-            _may_do(encounter, c.id),
+            "▶" if cv.id == tv.turn else "",
+            _creature_label(cv),
+            health(cv),
+            f"Load {load}" if load is not None else "",
+            _aspects(cv),
+            _may_do(tv, cv),
         )
     return table
 
 
-def _compact_table(encounter: Encounter) -> Table:
+def _compact_table(tv: TableView) -> Table:
     """The same, one line per creature on an 80-column screen: ids whole, Aspects abbreviated,
     the actions those it may take now first, cut short at the edge ('legal ID' lists all)."""
-    short = abbreviations(name for c in encounter.creatures for name in c.aspects)
+    short = abbreviations(name for c in tv.creatures for name in (c.aspects or {}))
     key = ", ".join(f"{a} {name}" for name, a in short.items())
     table = Table(
-        title=_title(encounter),
+        title=title(tv),
         caption=f"{key}; a→b: Aspect a, a − Load = b\n"
         "bold: may do now; green: gate open; struck: shut; 'legal ID': all",
         box=box.SIMPLE_HEAD,
@@ -192,41 +193,39 @@ def _compact_table(encounter: Encounter) -> Table:
         collapse_padding=True,
         expand=True,
     )
-    width = max(len(c.id) for c in encounter.creatures)
+    width = max(len(c.id) for c in tv.creatures)
     table.add_column("", width=1, no_wrap=True)
     table.add_column("creature", min_width=width, no_wrap=True)
     table.add_column("health", justify="right", no_wrap=True)
     table.add_column("Load", justify="right", no_wrap=True)
     table.add_column("a→b", no_wrap=True)
     table.add_column("actions (cost)", ratio=1, no_wrap=True, overflow="ellipsis")
-    owner = encounter.turn_owner
-    for i in encounter.order:
-        c = encounter.creatures[i]
-        load = _load(encounter, i)
+    for creature_id in tv.order:
+        cv = _creature(tv, creature_id)
+        load = _load(cv)
         table.add_row(
-            "▶" if c.id == owner else "",
-            Text(c.id, style="cyan" if c.side is Side.PC else "magenta"),
-            Text(f"{encounter.health[i]}/{c.max_health}", style="red" if encounter.down[i] else ""),
-            str(load)
-            if load is not None
-            else encounter.economy.describe(c, encounter.resources[i]),
-            _aspects(encounter, i, short),
-            _may_do(encounter, c.id, compact=True),
+            "▶" if cv.id == tv.turn else "",
+            Text(cv.id, style=side_style(cv)),
+            health(cv),
+            str(load) if load is not None else "",
+            _aspects(cv, short),
+            _may_do(tv, cv, compact=True),
         )
     return table
 
 
-def state_table(encounter: Encounter) -> RenderableType:
+def state_table(encounter: Encounter, tv: TableView | None = None) -> RenderableType:
     """Turn order with Health, resources, Aspect − Load and what each creature may still do:
     the full table where it fits the terminal, the compact one where not."""
+    tv = tv if tv is not None else table_view(encounter)
     if encounter.definition.ruleset.economy is Economy.ACTION_POINTS:
-        return points_state_table(encounter)
-    return Fitted(_full_table(encounter), _compact_table(encounter))
+        return points_state_table(tv)
+    return Fitted(_full_table(tv), _compact_table(tv))
 
 
-def load_legend(encounter: Encounter) -> Text | None:
+def load_legend(encounter: Encounter, tv: TableView) -> Text | None:
     """One line on a negative Load, when any creature has one (R10, R12; legacy R20)."""
-    loads = [_load(encounter, i) for i in range(len(encounter.creatures))]
+    loads = [_load(c) for c in tv.creatures]
     lowest = min((load for load in loads if load is not None), default=0)
     if lowest >= 0:
         return None
@@ -237,11 +236,14 @@ def load_legend(encounter: Encounter) -> Text | None:
     return Text(f"Load {lowest} = Exhaustion − Load Buffer (R10); {effect}", style="italic")
 
 
-def _legal_summary(encounter: Encounter, decider: str) -> str:
+def legal_summary(tv: TableView, decider: str) -> str:
     """The decider's options grouped by action: ``shoot aria|bron with shortbow; end turn``."""
     groups: dict[tuple[str, str], list[str]] = {}
-    for command in encounter.legal_actions(decider):
-        text = str(command).split(": ", 1)[1]
+    for option in _options(tv, decider):
+        if not option.legal:
+            continue
+        command = parse_command(option.command)
+        text = option.command.split(": ", 1)[1]
         if isinstance(command, Act) and command.targets:
             head, _, rest = text.partition(" ")
             targets = " ".join(command.targets)
@@ -259,63 +261,71 @@ def _legal_summary(encounter: Encounter, decider: str) -> str:
     return "; ".join(parts)
 
 
-def pending_panel(encounter: Encounter) -> RenderableType | None:
-    """The pending roll and its reaction window, or None."""
-    pending = encounter.pending_roll
+def legal_lines(tv: TableView, who: str) -> list[str]:
+    """What ``who`` may do now, one command a line with its odds; then, marked ``(not now)``, each
+    action it may not take now with the engine's reason (``legal ID``)."""
+    lines = []
+    options = _options(tv, who)
+    for option in options:
+        if option.legal:
+            odds = f"   {odds_text(option.odds)}" if option.odds else ""
+            lines.append(f"{option.command}{odds}")
+    if not lines:
+        lines.append("nothing now")
+    lines += [f"(not now) {o.action}: {o.reason}" for o in options if not o.legal]
+    return lines
+
+
+def pending_panel(tv: TableView) -> RenderableType | None:
+    """The pending roll — its pool explained, its odds — and its reaction window, or None."""
+    pending = tv.pending
     if pending is None:
         return None
-    roller = encounter.creatures[pending.roller]
-    what = pending.action.name if pending.action else pending.aspect
-    if pending.kind is RollKind.STAGE:
-        what = f"{pending.context.get('verb')} {pending.stage}"
-        if pending.stage == "defence":
-            what += f" against {pending.context.get('incoming')} damage"
-    lines = [f"{roller.name}'s {what} roll is pending: {encounter.pending_expression()}"]
-    if pending.kind is RollKind.STAGE:
-        lines += roll_terms(encounter, pending)
-    if pending.advantages:
-        lines.append("advantage: " + " ".join(str(a) for a in pending.advantages))
-    decider = encounter.current()
+    roller = _creature(tv, pending.roller)
+    lines = [f"{roller.name}'s {pending.what} roll is pending: {pending.pool}"]
+    if pending.odds is not None:
+        lines.append(odds_text(pending.odds))
+    decider = tv.current
     if decider == CHANCE:
         lines.append("type 'roll' (or 'roll 3,1,4,…' for physical dice)")
-    else:
-        options = [str(c).split(": ", 1)[1] for c in encounter.legal_actions(decider)]
+    elif decider != TERMINAL:
+        options = [o.command.split(": ", 1)[1] for o in _options(tv, decider) if o.legal]
+        later = [w for w in pending.waiting_on if w != decider]
         lines.append(
-            f"{encounter.creature(decider).name} ({decider}) may react: "
+            f"{_creature(tv, decider).name} ({decider}) may react: "
             + " | ".join(options)
             + "  (or type 'roll' to roll now)"
+            + (f"; then {', '.join(later)}" if later else "")
         )
-    title = "initiative" if pending.kind is RollKind.INITIATIVE else "reaction window"
-    return Panel(Text("\n".join(lines)), title=title, border_style="yellow")
+    heading = "initiative" if pending.kind == RollKind.INITIATIVE.value else "reaction window"
+    return Panel(Text("\n".join(lines)), title=heading, border_style="yellow")
 
 
-def conditions_line(encounter: Encounter) -> Text | None:
+def conditions_line(tv: TableView) -> Text | None:
     """The conditions the GM has set (R48) that the table does not show otherwise, or None."""
     shown = [
-        f"{c.id} {', '.join(encounter.conditions[i])}"
-        for i, c in enumerate(encounter.creatures)
-        if encounter.conditions[i] and not encounter.gone[i]
+        f"{c.id} {', '.join(c.conditions)}" for c in tv.creatures if c.conditions and not c.removed
     ]
     return Text("conditions (GM, R48): " + "; ".join(shown)) if shown else None
 
 
 def screen(encounter: Encounter) -> RenderableType:
     """Everything a table needs to see after a command."""
-    parts: list[RenderableType] = [state_table(encounter)]
-    conditions = conditions_line(encounter)
+    tv = table_view(encounter)
+    parts: list[RenderableType] = [state_table(encounter, tv)]
+    conditions = conditions_line(tv)
     if conditions is not None:
         parts.append(conditions)
-    legend = load_legend(encounter)
+    legend = load_legend(encounter, tv)
     if legend is not None:
         parts.append(legend)
-    panel = pending_panel(encounter)
+    panel = pending_panel(tv)
     if panel is not None:
         parts.append(panel)
-    decider = encounter.current()
+    decider = tv.current
     if decider == TERMINAL:
-        winner = encounter.winner.value if encounter.winner else "nobody"
-        parts.append(Text(f"The encounter is over: {winner} wins.", style="bold"))
+        parts.append(Text(f"The encounter is over: {tv.winner or 'nobody'} wins.", style="bold"))
     elif decider != CHANCE and panel is None:
-        name = encounter.creature(decider).name
-        parts.append(Text(f"{name} ({decider}) to act — {_legal_summary(encounter, decider)}"))
+        name = _creature(tv, decider).name
+        parts.append(Text(f"{name} ({decider}) to act — {legal_summary(tv, decider)}"))
     return Group(*parts)

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from caltrop.cli.encounter_view import command_story, screen
+from caltrop.cli.encounter_view import command_story, legal_lines, screen, table_view
 from caltrop.cli.line_editing import Prompt
 from caltrop.content import (
     bundled_encounters,
@@ -24,8 +24,8 @@ from caltrop.content import (
 from caltrop.content.logfile import read_log_events
 from caltrop.content.logfile import write_log as write_log_file
 from caltrop.content.serialize import log_definition
-from caltrop.core.commands import AddCreature, Command, parse_command
-from caltrop.encounter import TERMINAL, Encounter
+from caltrop.core.commands import GM, AddCreature, Command, parse_command
+from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from caltrop.errors import CaltropError
 
 HELP = """\
@@ -157,8 +157,10 @@ def _loop(
                 except CaltropError as exc:
                     _error(console, exc)
                     continue
-            legal = [str(c) for c in encounter.legal_actions(who)]
-            console.print("\n".join(legal) if legal else "nothing", markup=False)
+            if who is None:
+                who = encounter.current()
+                who = GM if who in (CHANCE, TERMINAL) else who
+            console.print("\n".join(legal_lines(table_view(encounter), who)), markup=False)
             continue
         if word == "save":
             target = Path(rest.strip()) if rest.strip() else log

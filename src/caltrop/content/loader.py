@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -66,7 +66,14 @@ from caltrop.content.schema import (
     WeaponsDocument,
     WeaponSpec,
 )
-from caltrop.content.source import PathSource, ResourceSource, Source, TextSource, parse_yaml
+from caltrop.content.source import (
+    PathSource,
+    ResourceSource,
+    Source,
+    TextSource,
+    UploadSource,
+    parse_yaml,
+)
 from caltrop.core.model import (
     ActionDef,
     ActionKind,
@@ -1134,6 +1141,28 @@ def load_encounter_text(text: str, name: str = "<encounter>") -> EncounterDef:
     """An encounter from YAML text (a web form, a test). It cannot include relative files, but
     may name bundled rulesets and give its creatures inline."""
     loader, doc = _load(TextSource(text, name), "encounter")
+    return loader.encounter(doc)
+
+
+def load_encounter_files(files: Mapping[str, str]) -> EncounterDef:
+    """The encounter among a set of uploaded files (name → text; the table server's upload):
+    exactly one of them is ``kind: encounter``; it may include the others by relative path
+    (inside the set only, :class:`~caltrop.content.source.UploadSource`) and bundled content by
+    ``caltrop:`` name. Problems name the file, line and field, as for files on disk."""
+    encounters = []
+    for name in sorted(files):
+        _, data = parse_yaml(UploadSource(files, name))
+        if isinstance(data, Mapping) and data.get("kind") == "encounter":
+            encounters.append(name)
+    if len(encounters) != 1:
+        listed = ", ".join(sorted(files)) or "no files"
+        raise ContentError(
+            f"the upload holds {len(encounters)} encounter files ({', '.join(encounters)}); "
+            f"send exactly one, with the files it includes ({listed})"
+            if encounters
+            else f"none of the uploaded files ({listed}) is kind: encounter"
+        )
+    loader, doc = _load(UploadSource(files, encounters[0]), "encounter")
     return loader.encounter(doc)
 
 

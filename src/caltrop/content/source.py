@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -145,6 +146,45 @@ class TextSource:
 
     def resolve(self, relative: str) -> None:
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class UploadSource:
+    """One of a set of uploaded files (the table server's uploads), by its '/'-separated name in
+    the set. Relative references resolve inside the set only: nothing is read from the
+    server's disk, and a path that leaves the set (``../x``, ``/etc/x``) names no file."""
+
+    files: Mapping[str, str]
+    path: str
+
+    @property
+    def name(self) -> str:
+        return self.path
+
+    @property
+    def key(self) -> str:
+        return "upload:" + self.path
+
+    @property
+    def stem(self) -> str:
+        return posixpath.splitext(posixpath.basename(self.path))[0]
+
+    def exists(self) -> bool:
+        return self.path in self.files
+
+    def read_text(self) -> str:
+        try:
+            return self.files[self.path]
+        except KeyError:
+            raise FileNotFoundError(self.path) from None
+
+    def resolve(self, relative: str) -> UploadSource | None:
+        if not relative or relative.startswith("/") or any(not c.isprintable() for c in relative):
+            return None
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(self.path), relative))
+        if joined.startswith("..") or joined in (".", ""):
+            return None
+        return UploadSource(self.files, joined)
 
 
 def parse_yaml(source: Source) -> tuple[yaml.Node, Any]:

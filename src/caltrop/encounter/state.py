@@ -471,13 +471,7 @@ class Encounter:
         command that rolled dice must have its roll record (one deleted is refused, not replayed
         unchecked). Refusals are :class:`InvalidActionError` naming the event.
         """
-        from caltrop.core.codec import read_begin_event, read_command_event
-        from caltrop.core.commands import parse_command
-
-        def brief(record: Mapping[str, Any] | None) -> str:
-            """A roll record in a refusal, cut to 200 characters (its faces may be many)."""
-            text = str(record)
-            return text if len(text) <= 200 else text[:199] + "…"
+        from caltrop.core.codec import read_begin_event
 
         if not events:
             raise InvalidActionError("a log starts with its 'begin' event")
@@ -487,34 +481,47 @@ class Encounter:
             raise InvalidActionError(f"log event 1: {exc}") from exc
         encounter = cls.begin(definition, first.seed, header=first.header)
         for line_no, raw in enumerate(events[1:], start=2):
-            try:
-                event = read_command_event(raw, line_no - 1)
-                command = parse_command(event.command)
-                if isinstance(command, AddCreature) and event.creature is not None:
-                    command = dataclasses.replace(
-                        command, creature=creature_from_dict(event.creature)
-                    )
-            except CaltropError as exc:
-                raise InvalidActionError(f"log event {line_no}: {exc}") from exc
-            try:
-                outcome = encounter.apply(command)
-            except CaltropError as exc:
-                raise InvalidActionError(f"log event {line_no}: {command}: {exc}") from exc
-            if not verify:
-                continue
-            if event.roll is None and outcome is not None:
-                raise InvalidActionError(
-                    f"log event {line_no}: {command} rolled dice, but the event has no roll "
-                    "record to check them against"
-                )
-            if event.roll is not None:
-                got = outcome_json(outcome) if outcome is not None else None
-                if got != event.roll:
-                    raise InvalidActionError(
-                        f"log event {line_no}: recorded roll {brief(event.roll)} differs from "
-                        f"replay {brief(got)}"
-                    )
+            encounter.replay_event(raw, line_no - 1, verify=verify)
         return encounter
+
+    def replay_event(self, raw: Mapping[str, Any], seq: int, *, verify: bool = True) -> None:
+        """Apply one command event of a log, the ``seq``-th (its ``n``), as :meth:`replay`
+        does: checked field by field, its dice checked against its roll record with ``verify``.
+        A table server uses it to catch up with events another process appended."""
+        from caltrop.core.codec import read_command_event
+        from caltrop.core.commands import parse_command
+
+        def brief(record: Mapping[str, Any] | None) -> str:
+            """A roll record in a refusal, cut to 200 characters (its faces may be many)."""
+            text = str(record)
+            return text if len(text) <= 200 else text[:199] + "…"
+
+        line_no = seq + 1
+        try:
+            event = read_command_event(raw, seq)
+            command = parse_command(event.command)
+            if isinstance(command, AddCreature) and event.creature is not None:
+                command = dataclasses.replace(command, creature=creature_from_dict(event.creature))
+        except CaltropError as exc:
+            raise InvalidActionError(f"log event {line_no}: {exc}") from exc
+        try:
+            outcome = self.apply(command)
+        except CaltropError as exc:
+            raise InvalidActionError(f"log event {line_no}: {command}: {exc}") from exc
+        if not verify:
+            return
+        if event.roll is None and outcome is not None:
+            raise InvalidActionError(
+                f"log event {line_no}: {command} rolled dice, but the event has no roll "
+                "record to check them against"
+            )
+        if event.roll is not None:
+            got = outcome_json(outcome) if outcome is not None else None
+            if got != event.roll:
+                raise InvalidActionError(
+                    f"log event {line_no}: recorded roll {brief(event.roll)} differs from "
+                    f"replay {brief(got)}"
+                )
 
     # -- state snapshots ------------------------------------------------------------------------
 

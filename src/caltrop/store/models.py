@@ -87,3 +87,18 @@ class CommandRow(Base):
     seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id", ondelete="CASCADE"))
     answer: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=_now)
+
+
+class LibraryRow(Base):
+    """An encounter ready to open as a table: the bundled examples, put here on first start
+    (a database that a newer Caltrop opens gains the examples it lacks)."""
+
+    __tablename__ = "library"
+
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    title: Mapped[str] = mapped_column(String(200))
+    module: Mapped[str] = mapped_column(String(40))
+    #: one line on what it is (the file's first comment)
+    summary: Mapped[str] = mapped_column(Text)
+    definition: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=_now)

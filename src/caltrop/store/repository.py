@@ -26,7 +26,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from caltrop.errors import CaltropError
 from caltrop.store.database import WRITE
-from caltrop.store.models import CommandRow, EncounterRow, EventRow, SeatRow, TableRow
+from caltrop.store.models import (
+    CommandRow,
+    EncounterRow,
+    EventRow,
+    LibraryRow,
+    SeatRow,
+    TableRow,
+)
 
 #: The PostgreSQL notification channel of table changes; the payload is
 #: ``{"table": id, "kind": "events" | "encounter" | "visibility"}``.
@@ -62,6 +69,26 @@ class EncounterRecord:
     name: str
     definition: Mapping[str, Any]
     visibility: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where a table is now, from one light query: its current encounter, that log's head and
+    what players see of its NPCs (the definition, large and unchanging, is read apart)."""
+
+    encounter_id: int
+    head: int
+    visibility: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryEntry:
+    """An encounter ready to open: its name, title, module and one line on it."""
+
+    name: str
+    title: str
+    module: str
+    summary: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +280,39 @@ class Repository:
             )
             return [_seat(r) for r in rows]
 
+    # -- the library ------------------------------------------------------------------------
+
+    def library(self) -> list[LibraryEntry]:
+        with self._read() as session:
+            rows = session.scalars(select(LibraryRow).order_by(LibraryRow.name))
+            return [LibraryEntry(r.name, r.title, r.module, r.summary) for r in rows]
+
+    def library_definition(self, name: str) -> dict[str, Any] | None:
+        with self._read() as session:
+            stored = session.scalar(select(LibraryRow.definition).where(LibraryRow.name == name))
+            return json.loads(stored) if stored is not None else None
+
+    def add_to_library(self, entries: Sequence[tuple[LibraryEntry, Mapping[str, Any]]]) -> int:
+        """Add the entries whose names the library lacks (others are kept as they are);
+        returns how many were added."""
+        with self._write.begin() as session:
+            known = set(session.scalars(select(LibraryRow.name)))
+            added = 0
+            for entry, definition in entries:
+                if entry.name in known:
+                    continue
+                session.add(
+                    LibraryRow(
+                        name=entry.name,
+                        title=entry.title,
+                        module=entry.module,
+                        summary=entry.summary,
+                        definition=_dumps(definition),
+                    )
+                )
+                added += 1
+            return added
+
     # -- encounters and their logs ----------------------------------------------------------
 
     def current_encounter(self, table_id: str) -> EncounterRecord:
@@ -268,6 +328,37 @@ class Repository:
                 raise NotFoundError(f"no table {table_id!r}")
             return _encounter(row)
 
+    def locate(self, table_id: str) -> Located:
+        """The table's current encounter, its head and visibility (one query, no ORM rows)."""
+        head = (
+            select(func.max(EventRow.seq))
+            .where(EventRow.encounter_id == EncounterRow.id)
+            .scalar_subquery()
+        )
+        query = (
+            select(EncounterRow.id, head, EncounterRow.visibility)
+            .where(EncounterRow.table_id == table_id)
+            .order_by(EncounterRow.position.desc())
+            .limit(1)
+        )
+        with self.engine.connect() as connection:
+            row = connection.execute(query).first()
+        if row is None or row[1] is None:
+            raise NotFoundError(f"no table {table_id!r}")
+        visibility = row[2]
+        return Located(int(row[0]), int(row[1]), json.loads(visibility) if visibility else {})
+
+    def definition(self, encounter_id: int) -> dict[str, Any]:
+        """An encounter's definition (the JSON its log's header holds)."""
+        with self.engine.connect() as connection:
+            stored = connection.scalar(
+                select(EncounterRow.definition).where(EncounterRow.id == encounter_id)
+            )
+        if stored is None:
+            raise NotFoundError(f"no encounter {encounter_id}")
+        loaded: dict[str, Any] = json.loads(stored)
+        return loaded
+
     def set_visibility(self, encounter_id: int, visibility: Mapping[str, Any]) -> None:
         with self._write.begin() as session:
             row = session.get(EncounterRow, encounter_id)
@@ -275,6 +366,16 @@ class Repository:
                 raise NotFoundError(f"no encounter {encounter_id}")
             row.visibility = _dumps(visibility)
             _notify(session, row.table_id, "visibility")
+
+    def encounters(self, table_id: str) -> list[EncounterRecord]:
+        """Every encounter of the table, in the order they were played."""
+        with self._read() as session:
+            rows = session.scalars(
+                select(EncounterRow)
+                .where(EncounterRow.table_id == table_id)
+                .order_by(EncounterRow.position)
+            )
+            return [_encounter(r) for r in rows]
 
     def events(self, encounter_id: int, after: int = -1) -> list[tuple[int, dict[str, Any]]]:
         """The log's events with seq > ``after``, in order."""

@@ -25,24 +25,40 @@ from typing import Any, Final
 from caltrop.content import (
     BUNDLED_PREFIX,
     bundled_creatures,
+    bundled_encounters,
     encounter_from_dict,
     encounter_to_dict,
     load_encounter,
+    load_encounter_files,
     resolve_creature,
 )
+from caltrop.content.catalogue import bundled_catalogue_entry
+from caltrop.content.limits import MAX_FILE_BYTES
 from caltrop.content.logfile import MAX_LOG_BYTES, read_log_events
 from caltrop.core.commands import GM, AddCreature, Command, parse_command
 from caltrop.core.model import EncounterDef, Side
 from caltrop.economy.outcome import outcome_json
 from caltrop.encounter import Encounter
 from caltrop.errors import CaltropError
-from caltrop.store.repository import NewSeat, NotFoundError, Repository, Seat
+from caltrop.store.repository import (
+    LibraryEntry,
+    Located,
+    NewSeat,
+    NotFoundError,
+    Repository,
+    Seat,
+)
 from caltrop.table import HealthShown, Reveal, TableView, view, visible_event
 from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
 
 #: the longest command id a client may choose
 MAX_COMMAND_ID: Final = 100
+#: an upload of content: at most this many files, of at most MAX_FILE_BYTES each, this many
+#: bytes in all, each named by a relative path of at most MAX_UPLOAD_NAME characters
+MAX_UPLOAD_FILES: Final = 50
+MAX_UPLOAD_BYTES: Final = 4 * MAX_FILE_BYTES
+MAX_UPLOAD_NAME: Final = 200
 
 
 class RefusalError(CaltropError):
@@ -92,13 +108,14 @@ def viewer_of(seat: Seat) -> str:
 
 
 def reveal_from(data: Mapping[str, Any]) -> dict[str, Reveal]:
-    """The stored visibility (id → {health, aspects, resources}) as :class:`Reveal` values."""
+    """The stored visibility (id → {health, aspects, resources, odds}) as :class:`Reveal` values."""
     out: dict[str, Reveal] = {}
     for creature_id, shown in data.items():
         out[creature_id] = Reveal(
             HealthShown(shown.get("health", "label")),
             aspects=bool(shown.get("aspects", False)),
             resources=bool(shown.get("resources", False)),
+            odds=bool(shown.get("odds", True)),
         )
     return out
 
@@ -111,16 +128,57 @@ class Tables:
         self.repository = repository
         self._cache: dict[int, _Cached] = {}
         self._cache_lock = threading.Lock()
+        self._library_ready = False
+
+    # -- the library ------------------------------------------------------------------------
+
+    def library(self) -> list[LibraryEntry]:
+        """The encounters ready to open (issue 11: the bundled examples, put into the
+        database on first start; a database that a newer Caltrop opens gains those it lacks)."""
+        self._seed_library()
+        return self.repository.library()
+
+    def _seed_library(self) -> None:
+        if self._library_ready:
+            return
+        known = {entry.name for entry in self.repository.library()}
+        missing = []
+        for name in sorted(set(bundled_encounters()) - known):
+            definition = load_encounter(name)
+            entry = bundled_catalogue_entry(f"encounters/{name}")
+            summary = entry.description if entry is not None else ""
+            module = definition.ruleset.economy.value
+            missing.append(
+                (
+                    LibraryEntry(name, definition.name, module, summary),
+                    encounter_to_dict(definition),
+                )
+            )
+        if missing:
+            self.repository.add_to_library(missing)
+        self._library_ready = True
+
+    def _from_library(self, name: str) -> EncounterDef:
+        """The library's encounter ``name``; 422 naming those there are."""
+        self._seed_library()
+        data = self.repository.library_definition(name)
+        if data is None:
+            names = ", ".join(e.name for e in self.repository.library())
+            raise RefusalError(422, f"no encounter {name!r} in the library ({names})")
+        return encounter_from_dict(data)
 
     # -- tables -----------------------------------------------------------------------------
 
     def create(self, encounter: str, *, seed: int | None = None) -> NewTable:
-        """A table playing a bundled encounter (by name): a GM seat and one per PC."""
-        try:
-            definition = load_encounter(encounter)
-        except CaltropError as exc:
-            raise RefusalError(422, str(exc)) from None
-        return self.create_from(definition, seed=seed)
+        """A table playing an encounter of the library (by name): a GM seat and one per PC."""
+        return self.create_from(self._from_library(encounter), seed=seed)
+
+    def create_from_upload(
+        self, files: Mapping[str, bytes], *, seed: int | None = None
+    ) -> NewTable:
+        """A table playing an uploaded encounter: content YAML files, one of them the
+        encounter (:func:`uploaded_encounter`)."""
+        return self.create_from(uploaded_encounter(files), seed=seed)
 
     def create_from(self, definition: EncounterDef, *, seed: int | None = None) -> NewTable:
         data = encounter_to_dict(definition)
@@ -179,10 +237,10 @@ class Tables:
         resources} (issue 11); 403 for a player, 422 naming a wrong id or value."""
         if seat.role != "gm":
             raise RefusalError(403, "only the GM decides what players see of NPCs")
-        record = self.repository.current_encounter(seat.table_id)
-        encounter = self._state(record.id, record.definition)
+        located = self.repository.locate(seat.table_id)
+        encounter = self._at_head(located)
         npcs = {c.id for c in encounter.creatures if c.side is Side.NPC}
-        merged = dict(record.visibility)
+        merged = dict(located.visibility)
         for creature_id, value in shown.items():
             if creature_id not in npcs:
                 raise RefusalError(422, f"{creature_id!r} is not an NPC of this encounter")
@@ -193,28 +251,25 @@ class Tables:
                     422, f"{creature_id}: health is exact, label or hidden, not {value!r}"
                 ) from None
             merged[creature_id] = dict(value)
-        self.repository.set_visibility(record.id, merged)
+        self.repository.set_visibility(located.encounter_id, merged)
 
     def next_encounter(
         self,
         seat: Seat,
-        encounter: str,
+        encounter: str | EncounterDef,
         *,
         reset: Sequence[str] = (),
         seed: int | None = None,
     ) -> dict[str, str]:
-        """The GM starts the table's next encounter (a bundled one by name): the player
+        """The GM starts the table's next encounter (the library's by name, or an uploaded
+        one's definition, :func:`uploaded_encounter`): the player
         characters carry their Health, Stamina and Exhaustion over unless ``reset`` names them
         (:func:`caltrop.table.night.carry_over`); the encounter before keeps its log. Returns
         the tokens of seats for player characters new to the table."""
         if seat.role != "gm":
             raise RefusalError(403, "only the GM starts the next encounter")
-        try:
-            definition = load_encounter(encounter)
-        except CaltropError as exc:
-            raise RefusalError(422, str(exc)) from None
-        record = self.repository.current_encounter(seat.table_id)
-        previous = self._state(record.id, record.definition)
+        definition = self._from_library(encounter) if isinstance(encounter, str) else encounter
+        previous = self._at_head(self.repository.locate(seat.table_id))
         try:
             carried = carry_over(previous, definition, reset)
         except CaltropError as exc:
@@ -242,8 +297,7 @@ class Tables:
         returns the token and the revoked seats' ids (their sockets are to be closed)."""
         if seat.role != "gm":
             raise RefusalError(403, "only the GM may revoke and reissue a seat")
-        record = self.repository.current_encounter(seat.table_id)
-        encounter = self._state(record.id, record.definition)
+        encounter = self._at_head(self.repository.locate(seat.table_id))
         pcs = [c.id for c in encounter.creatures if c.side is Side.PC]
         if creature_id not in pcs:
             raise RefusalError(
@@ -266,23 +320,23 @@ class Tables:
     def views(self, table_id: str, viewers: set[str]) -> dict[str, TableView]:
         """The view of each viewer of one table who plays in its encounter now (the GM always),
         from one read of its state (a broadcast)."""
-        record = self.repository.current_encounter(table_id)
-        encounter = self._state(record.id, record.definition)
-        shown = reveal_from(record.visibility)
+        located = self.repository.locate(table_id)
+        encounter = self._at_head(located)
+        shown = reveal_from(located.visibility)
         present = {c.id for c in encounter.creatures}
         return {v: view(encounter, v, shown) for v in viewers if v == GM or v in present}
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
         """The events after ``last_seq`` as the seat may see them, each with its seq."""
-        record = self.repository.current_encounter(seat.table_id)
+        encounter_id = self.repository.locate(seat.table_id).encounter_id
         viewer = viewer_of(seat)
         return [
             {"seq": seq, "event": visible_event(event, viewer)}
-            for seq, event in self.repository.events(record.id, last_seq)
+            for seq, event in self.repository.events(encounter_id, last_seq)
         ]
 
     def head(self, seat: Seat) -> int:
-        return self.repository.head(self.repository.current_encounter(seat.table_id).id)
+        return self.repository.locate(seat.table_id).head
 
     def heads(self, table_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """Per table: its current encounter's id and log head (what its sockets should know)."""
@@ -293,15 +347,41 @@ class Tables:
         its seat may see it)."""
         return self.repository.events(encounter_id, after)
 
-    def log_lines(self, seat: Seat) -> list[str]:
-        """The encounter's log as ``caltrop replay`` reads it (the GM's export)."""
+    def log_lines(self, seat: Seat, position: int | None = None) -> list[str]:
+        """An encounter's log as ``caltrop replay`` reads it (the GM's export): the current
+        encounter's, or the one at ``position`` (0 the night's first)."""
         if seat.role != "gm":
             raise RefusalError(403, "only the GM may export the log (it holds every stat block)")
-        encounter_id = self.repository.current_encounter(seat.table_id).id
+        if position is None:
+            encounter_id = self.repository.locate(seat.table_id).encounter_id
+        else:
+            played = self.repository.encounters(seat.table_id)
+            if not 0 <= position < len(played):
+                raise RefusalError(
+                    404,
+                    f"no encounter {position}: this night has {len(played)} (0 to "
+                    f"{len(played) - 1})",
+                )
+            encounter_id = played[position].id
         return [
             json.dumps(e, sort_keys=True, ensure_ascii=False)
             for _, e in self.repository.events(encounter_id)
         ]
+
+    def night(self, seat: Seat) -> list[tuple[str, list[str]]]:
+        """Every encounter's log of the night, in order, each with a file name
+        (``1-goblin-ambush.jsonl``): the GM's export of the whole night."""
+        if seat.role != "gm":
+            raise RefusalError(403, "only the GM may export the logs (they hold every stat block)")
+        out = []
+        for n, record in enumerate(self.repository.encounters(seat.table_id), start=1):
+            slug = "-".join("".join(c if c.isalnum() else " " for c in record.name).split())
+            lines = [
+                json.dumps(e, sort_keys=True, ensure_ascii=False)
+                for _, e in self.repository.events(record.id)
+            ]
+            out.append((f"{n}-{slug.lower() or 'encounter'}.jsonl", lines))
+        return out
 
     # -- the command path -------------------------------------------------------------------
 
@@ -311,10 +391,10 @@ class Tables:
         """Apply one command for ``seat`` and commit it; see the module's docstring."""
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise RefusalError(422, f"command_id must be 1 to {MAX_COMMAND_ID} characters")
-        record = self.repository.current_encounter(seat.table_id)
-        cached = self._cached(record.id, record.definition)
+        encounter_id = self.repository.locate(seat.table_id).encounter_id
+        cached = self._cached(encounter_id)
         with cached.lock:
-            with self.repository.write(record.id) as log:
+            with self.repository.write(encounter_id) as log:
                 stored = log.answer(command_id)
                 if stored is not None:
                     if stored.get("seat") != seat.id:
@@ -329,7 +409,7 @@ class Tables:
                     )
                 current = cached.encounter
                 if len(current.events) - 1 != head:  # another process appended: catch up
-                    current = _replay(record.definition, [e for _, e in log.events(-1)])
+                    current = _advanced(current, log.events(len(current.events) - 1))
                 try:
                     command = _command(text, current)
                 except CaltropError as exc:
@@ -356,29 +436,92 @@ class Tables:
             # committed (the write has left its block), still under the lock: a reader never
             # sees a head the cache lacks, so it never replays for nothing
             cached.encounter = after
-        return Accepted(answer, seat.table_id, new, encounter_id=record.id)
+        return Accepted(answer, seat.table_id, new, encounter_id=encounter_id)
 
     # -- state ------------------------------------------------------------------------------
 
-    def _cached(self, encounter_id: int, definition: Mapping[str, Any]) -> _Cached:
+    def _cached(self, encounter_id: int) -> _Cached:
+        """The encounter's state kept in memory (replayed from its log the first time)."""
         with self._cache_lock:
             cached = self._cache.get(encounter_id)
         if cached is None:
+            definition = self.repository.definition(encounter_id)
             events = [e for _, e in self.repository.events(encounter_id)]
             cached = _Cached(_replay(definition, events))
             with self._cache_lock:
                 cached = self._cache.setdefault(encounter_id, cached)
         return cached
 
-    def _state(self, encounter_id: int, definition: Mapping[str, Any]) -> Encounter:
-        """The encounter at its log's head (replayed if this process is behind)."""
-        cached = self._cached(encounter_id, definition)
+    def _at_head(self, located: Located) -> Encounter:
+        """The encounter at the head ``located`` read (caught up with the events another
+        process appended, if this one is behind)."""
+        cached = self._cached(located.encounter_id)
         with cached.lock:
-            head = self.repository.head(encounter_id)
-            if len(cached.encounter.events) - 1 != head:
-                events = [e for _, e in self.repository.events(encounter_id)]
-                cached.encounter = _replay(definition, events)
+            have = len(cached.encounter.events) - 1
+            if have < located.head:
+                events = self.repository.events(located.encounter_id, have)
+                cached.encounter = _advanced(cached.encounter, events)
             return cached.encounter
+
+
+def _advanced(encounter: Encounter, events: Sequence[tuple[int, Mapping[str, Any]]]) -> Encounter:
+    """A copy of ``encounter`` with the logged ``events`` (seq, event) after its head applied,
+    checked as a replay checks them."""
+    after = encounter.clone()
+    try:
+        for seq, event in events:
+            after.replay_event(event, seq)
+    except CaltropError as exc:
+        raise NotFoundError(f"the stored log does not replay: {exc}") from exc
+    return after
+
+
+def uploaded_encounter(files: Mapping[str, bytes]) -> EncounterDef:
+    """The encounter of an upload (name → bytes): at most :data:`MAX_UPLOAD_FILES` files of at
+    most ``MAX_FILE_BYTES`` each (:data:`MAX_UPLOAD_BYTES` in all), named by relative paths,
+    UTF-8 text; exactly one is ``kind: encounter`` and it may include the others by relative
+    path, never a file of the server's. 413 past a size, 422 naming the file, line and field."""
+    if not files:
+        raise RefusalError(422, "no files uploaded: send the encounter's YAML files")
+    if len(files) > MAX_UPLOAD_FILES:
+        raise RefusalError(413, f"at most {MAX_UPLOAD_FILES} files in one upload")
+    total = sum(len(data) for data in files.values())
+    if total > MAX_UPLOAD_BYTES:
+        raise RefusalError(413, f"an upload is at most {MAX_UPLOAD_BYTES:,} bytes in all")
+    texts: dict[str, str] = {}
+    for name, data in files.items():
+        clean = _upload_name(name)
+        if len(data) > MAX_FILE_BYTES:
+            raise RefusalError(413, f"{clean}: a content file is at most {MAX_FILE_BYTES:,} bytes")
+        try:
+            texts[clean] = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RefusalError(
+                422, f"{clean}: not UTF-8 text (byte {exc.start + 1}); content files are YAML"
+            ) from None
+    try:
+        return load_encounter_files(texts)
+    except CaltropError as exc:
+        raise RefusalError(422, str(exc)) from None
+
+
+def _upload_name(name: str) -> str:
+    """An uploaded file's name as a '/'-separated relative path inside the upload."""
+    clean = name.replace("\\", "/").strip()
+    parts = [p for p in clean.split("/") if p not in ("", ".")]
+    if (
+        not parts
+        or len(clean) > MAX_UPLOAD_NAME
+        or ".." in parts
+        or any(not ch.isprintable() for ch in clean)
+    ):
+        shown = repr(name[:60])
+        raise RefusalError(
+            422,
+            f"{shown}: an uploaded file is named by a relative path (no '..', no control "
+            f"characters, at most {MAX_UPLOAD_NAME} characters)",
+        )
+    return "/".join(parts)
 
 
 def _replay(definition: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Encounter:

@@ -9,6 +9,9 @@ The terminal and the web layer render it and hold no rules of their own.
 
 from caltrop.core.commands import GM
 from caltrop.table.events import visible_event
+from caltrop.table.log import log_entries, pair_fives
+from caltrop.table.odds import Odds, option_odds, pending_odds
+from caltrop.table.pool import pool_text
 from caltrop.table.view import (
     ActionOption,
     CreatureView,
@@ -23,10 +26,16 @@ __all__ = [
     "ActionOption",
     "CreatureView",
     "HealthShown",
+    "Odds",
     "PendingView",
     "Reveal",
     "TableView",
     "health_label",
+    "log_entries",
+    "option_odds",
+    "pair_fives",
+    "pending_odds",
+    "pool_text",
     "view",
     "visible_event",
 ]

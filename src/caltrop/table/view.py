@@ -4,8 +4,15 @@ The view holds the turn order and round, each creature as the viewer may see it
 (:mod:`caltrop.table.visibility`), the pending roll with who still has to answer in its
 reaction window (R15), and what the viewer's creatures may do right now: every legal command
 with its cost and the Load or points it leaves, and each action it may not take, greyed, with
-the engine's reason (R11's arithmetic). Nothing here changes the encounter: the window is
-walked on a clone, costs come from :meth:`Encounter.preview`.
+the engine's reason (R11's arithmetic). Each roll, offered or pending, comes with its pool
+explained (:mod:`caltrop.table.pool`) and its exact odds (:mod:`caltrop.table.odds`), the
+pending one with the dice to enter one by one; the last log entries close the view
+(:mod:`caltrop.table.log`). Nothing here changes the encounter: the window is walked on a
+clone, costs come from :meth:`Encounter.preview`, an offered roll is declared on a clone.
+
+Hidden information: a player's odds against an NPC tell its Evasion or Resistance roughly, so
+the GM may hide them per NPC (``Reveal.odds``); ``against`` names an NPC's Evasion only to
+players who may see its Aspects; a pool names an NPC's Aspect and Load numbers only likewise.
 
 Who may roll (the server's rule, documented here because every screen shows it): the GM may
 roll any pending roll at any time (which closes its window); a player may roll a roll its own
@@ -16,14 +23,21 @@ player never cuts off the others' reactions.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
-from caltrop.core.model import ActionKind, Side
+from caltrop.core.model import ActionKind, Economy, Side
+from caltrop.economy import Resources
+from caltrop.economy.action_load import LoadState
+from caltrop.economy.load_actions import committed
+from caltrop.economy.points_actions import carried_weight
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
-from caltrop.errors import CaltropError
+from caltrop.errors import CaltropError, InvalidActionError
+from caltrop.table.log import log_entries
+from caltrop.table.odds import Odds, declared_roll, roll_odds
+from caltrop.table.pool import dice_of, pool_text
 from caltrop.table.visibility import NPC_DEFAULT, HealthShown, Reveal, health_label
 
 
@@ -46,6 +60,10 @@ class CreatureView:
     resources: Mapping[str, Any] | None = None
     #: the creature's actions with their costs (names and costs, the stat block's)
     actions: Mapping[str, int] | None = None
+    #: the stat block's other numbers (the Action Point module's Stamina, ratings, …)
+    stats: Mapping[str, int] | None = None
+    #: the weight of the creatures scaling it (R43), when any do
+    carries: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -80,6 +98,13 @@ class ActionOption:
     rolls: str | None = None
     #: taken off its own turn (a reaction or team action in another's window, R15)
     reaction: bool = False
+    #: the exact odds of the roll it declares (:meth:`caltrop.table.odds.Odds.as_dict`)
+    odds: Mapping[str, Any] | None = None
+    #: the roll's pool explained (``5d4+1d8: Finesse 6 − Load 2, +1 torch, sword 1d8``)
+    pool: str | None = None
+    #: of an action it may not take now: whether its gate is open all the same (R11: only the
+    #: moment is wrong — another's turn, no roll to react to), None when not asked
+    gate_open: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -96,6 +121,12 @@ class ActionOption:
             out["leaves"] = dict(self.leaves)
         if self.rolls is not None:
             out["rolls"] = self.rolls
+        if self.odds is not None:
+            out["odds"] = dict(self.odds)
+        if self.pool is not None:
+            out["pool"] = self.pool
+        if self.gate_open is not None:
+            out["gate_open"] = self.gate_open
         return out
 
 
@@ -117,6 +148,14 @@ class PendingView:
     waiting_on: tuple[str, ...]
     #: the rolls below it (a stage roll waits on a defence, say)
     depth: int
+    #: the roll in words: ``strike``, ``shoot hit``, ``attack defence against 8 damage``
+    what: str = ""
+    #: its exact odds now, with one more help or hinder (None: nothing to succeed at, or hidden)
+    odds: Mapping[str, Any] | None = None
+    #: its pool explained
+    pool: str = ""
+    #: the faces of every die it rolls now, in entry order (``roll 3,1,4,4,2,7``, R5)
+    dice: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -132,6 +171,10 @@ class PendingView:
             "passed": list(self.passed),
             "waiting_on": list(self.waiting_on),
             "depth": self.depth,
+            "what": self.what,
+            "odds": dict(self.odds) if self.odds is not None else None,
+            "pool": self.pool,
+            "dice": list(self.dice),
         }
 
 
@@ -155,6 +198,8 @@ class TableView:
     pending: PendingView | None
     #: per actor the viewer answers for (its creature; the GM: ``gm`` and every NPC)
     options: Mapping[str, tuple[ActionOption, ...]]
+    #: the last log entries, oldest first (:func:`caltrop.table.log.entry`)
+    log: tuple[Mapping[str, Any], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -171,6 +216,7 @@ class TableView:
             "creatures": [c.as_dict() for c in self.creatures],
             "pending": self.pending.as_dict() if self.pending is not None else None,
             "options": {a: [o.as_dict() for o in opts] for a, opts in self.options.items()},
+            "log": [dict(e) for e in self.log],
         }
 
     def to_json(self) -> str:
@@ -178,17 +224,25 @@ class TableView:
 
 
 def view(
-    encounter: Encounter, viewer: str, visibility: Mapping[str, Reveal] | None = None
+    encounter: Encounter,
+    viewer: str,
+    visibility: Mapping[str, Reveal] | None = None,
+    *,
+    answers_for: Iterable[str] | None = None,
 ) -> TableView:
     """The encounter as ``viewer`` (``"gm"`` or a creature id) may see it.
 
     ``visibility`` maps NPC ids to what players see of them (default :data:`NPC_DEFAULT`: a
     Health label, no Aspects, no Load or points). The GM sees everything.
+    ``answers_for`` names the actors whose options the view lists (default: a player its own
+    creature; the GM ``gm`` and every NPC). The GM may issue every command, so a GM's view may
+    list every creature's (the terminal, where one keyboard runs them all); a player's may not.
     Raises :class:`InvalidActionError` for a viewer that is neither the GM nor a creature.
     """
     if viewer != GM:
         encounter.index(viewer)  # raises, naming the known ids
     shown = visibility or {}
+    seen = _Sight(encounter, viewer, shown)
     creatures = tuple(
         _creature(encounter, i, viewer, shown.get(c.id, NPC_DEFAULT))
         for i, c in enumerate(encounter.creatures)
@@ -199,6 +253,13 @@ def view(
         if viewer == GM
         else [viewer]
     )
+    if answers_for is not None:
+        actors = list(answers_for)
+        if viewer != GM and actors != [viewer]:
+            raise InvalidActionError(f"a player's view lists only its own options ({viewer})")
+        for actor in actors:
+            if actor != GM:
+                encounter.index(actor)
     return TableView(
         viewer=viewer,
         encounter=encounter.definition.name,
@@ -211,9 +272,45 @@ def view(
         over=encounter.over,
         winner=encounter.winner.value if encounter.winner else None,
         creatures=creatures,
-        pending=_pending(encounter, pending) if pending is not None else None,
-        options={actor: tuple(_options(encounter, actor)) for actor in actors},
+        pending=_pending(encounter, pending, seen) if pending is not None else None,
+        options={actor: tuple(_options(encounter, actor, seen)) for actor in actors},
+        log=tuple(log_entries(encounter, viewer)),
     )
+
+
+class _Sight:
+    """What one viewer may see of each creature's numbers: the GM everything, a player the
+    party whole and each NPC as its :class:`Reveal` says."""
+
+    __slots__ = ("enc", "shown", "viewer")
+
+    def __init__(self, enc: Encounter, viewer: str, shown: Mapping[str, Reveal]) -> None:
+        self.enc = enc
+        self.viewer = viewer
+        self.shown = shown
+
+    def _reveal(self, creature_id: str) -> Reveal | None:
+        """None if the viewer sees the creature whole."""
+        if self.viewer == GM or self.enc.creature(creature_id).side is Side.PC:
+            return None
+        return self.shown.get(creature_id, NPC_DEFAULT)
+
+    def shows(self, creature_id: str, what: str) -> bool:
+        reveal = self._reveal(creature_id)
+        return reveal is None or bool(getattr(reveal, what))
+
+    def odds(self, odds: Odds | None) -> dict[str, Any] | None:
+        """``odds`` as the viewer may see them: none against an NPC whose odds the GM hides,
+        no ``against`` naming an NPC's Evasion unless its Aspects are revealed."""
+        if odds is None:
+            return None
+        if odds.about is not None:
+            reveal = self._reveal(odds.about)
+            if reveal is not None and not reveal.odds:
+                return None
+        if odds.against_about is not None and not self.shows(odds.against_about, "aspects"):
+            odds = odds.without_against()
+        return odds.as_dict()
 
 
 def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureView:
@@ -240,10 +337,19 @@ def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureVi
         aspects=dict(c.aspects) if reveal.aspects else None,
         resources=enc.resources[i].as_dict() if reveal.resources else None,
         actions={a.name: a.cost for a in c.actions} if reveal.aspects else None,
+        stats=dict(c.stats) if reveal.aspects and c.stats else None,
+        carries=_carries(enc, i),
     )
 
 
-def _pending(enc: Encounter, p: PendingRoll) -> PendingView:
+def _carries(enc: Encounter, i: int) -> int | None:
+    """R43: "The scaling creature's weight is applied to target" (the Action Point module)."""
+    if enc.definition.ruleset.economy is not Economy.ACTION_POINTS:
+        return None
+    return carried_weight(enc, i) or None
+
+
+def _pending(enc: Encounter, p: PendingRoll, seen: _Sight) -> PendingView:
     return PendingView(
         kind=p.kind.value,
         roller=enc.creatures[p.roller].id,
@@ -257,7 +363,22 @@ def _pending(enc: Encounter, p: PendingRoll) -> PendingView:
         passed=tuple(sorted(enc.creatures[i].id for i in p.passed)),
         waiting_on=_waiting_on(enc) if p.kind is not RollKind.INITIATIVE else (),
         depth=len(enc.pending) - 1,
+        what=_what(p),
+        odds=seen.odds(roll_odds(enc, p)),
+        pool=pool_text(enc, p, seen.shows),
+        dice=tuple(dice_of(enc, p)),
     )
+
+
+def _what(p: PendingRoll) -> str:
+    """The roll in words: its action or Aspect; a stage roll of the Action Point module its
+    verb and stage, a defence the damage it answers (R45: the defender knows it)."""
+    if p.kind is not RollKind.STAGE:
+        return (p.action.name if p.action else p.aspect) or ""
+    what = f"{p.context.get('verb')} {p.stage}"
+    if p.stage == "defence":
+        what += f" against {p.context.get('incoming')} damage"
+    return what
 
 
 def _waiting_on(enc: Encounter) -> tuple[str, ...]:
@@ -277,7 +398,7 @@ def _waiting_on(enc: Encounter) -> tuple[str, ...]:
     return tuple(waiting)
 
 
-def _options(enc: Encounter, actor: str) -> Iterator[ActionOption]:
+def _options(enc: Encounter, actor: str, seen: _Sight) -> Iterator[ActionOption]:
     """What ``actor`` may do now (legal first, in the engine's order), then each action of
     its stat block it may not take now, greyed with the engine's reason."""
     if actor == GM:
@@ -296,6 +417,11 @@ def _options(enc: Encounter, actor: str) -> Iterator[ActionOption]:
             legal_names.add(command.action)
             preview = enc.preview(command)
             after = preview.get("resources_after", {})
+            declared = declared_roll(enc, command)
+            odds = pool = None
+            if declared is not None:
+                odds = seen.odds(roll_odds(*declared))
+                pool = pool_text(*declared, seen.shows)
             yield ActionOption(
                 actor=actor,
                 command=str(command),
@@ -305,6 +431,8 @@ def _options(enc: Encounter, actor: str) -> Iterator[ActionOption]:
                 leaves=after,
                 rolls=preview.get("expression"),
                 reaction=off_turn,
+                odds=odds,
+                pool=pool,
             )
         else:
             yield _plain(actor, command, off_turn)
@@ -317,12 +445,15 @@ def _options(enc: Encounter, actor: str) -> Iterator[ActionOption]:
                 action="roll",
                 legal=True,
                 rolls=str(enc.pending_expression()),
+                odds=seen.odds(roll_odds(enc, pending)),
+                pool=pool_text(enc, pending, seen.shows),
             )
     for action in c.actions:
         if action.name in legal_names:
             continue
         probe = Act(actor, action.name, targets=_probe_target(enc, i, action.kind))
         reason = enc.why_illegal(probe) or "not with any target or weapon now"
+        gate = enc.economy.allows(c, _gated(enc, i), action, on_turn=not off_turn)
         yield ActionOption(
             actor=actor,
             command=str(probe),
@@ -330,7 +461,18 @@ def _options(enc: Encounter, actor: str) -> Iterator[ActionOption]:
             legal=False,
             reason=reason,
             reaction=off_turn,
+            gate_open=gate,
         )
+
+
+def _gated(enc: Encounter, i: int) -> Resources:
+    """The resources ``i``'s gate sees: R46, its Load counts the costs of its own declared
+    actions still pending."""
+    resources = enc.resources[i]
+    owed = committed(enc, i) if enc.pending else 0
+    if owed and isinstance(resources, LoadState):
+        return LoadState(resources.load + owed)
+    return resources
 
 
 def _gm_options(enc: Encounter) -> Iterator[ActionOption]:

@@ -1,7 +1,8 @@
 """What the players may see of each NPC: the GM's choice per creature (issue 11).
 
 Health is shown exactly, as a label (``"wounded"``) or not at all; Aspects and resources
-(Load, or AP/RP) are hidden unless the GM reveals them. A player always sees the player
+(Load, or AP/RP) are hidden unless the GM reveals them; the odds of the players' actions against
+it are shown unless the GM hides them (they tell its defences roughly). A player always sees the player
 characters in full: they are the party's own sheets at the table.
 """
 
@@ -26,6 +27,10 @@ class Reveal:
     health: HealthShown = HealthShown.LABEL
     aspects: bool = False
     resources: bool = False
+    #: whether players' options against it carry odds (a chance to hit reveals its Evasion
+    #: roughly, expected damage its Resistance); ``against`` names its Evasion only with
+    #: ``aspects`` as well
+    odds: bool = True
 
 
 #: What a player sees of an NPC the GM said nothing about.

@@ -3,7 +3,9 @@
 Every request names its seat by its token: ``Authorization: Bearer TOKEN`` or the HttpOnly
 cookie ``caltrop_seat`` that ``GET /join/TOKEN`` sets. The routes:
 
-* ``POST /api/tables`` — a table from a bundled encounter: the GM's token and link, one per PC;
+* ``GET /api/library`` — the encounters ready to open (the bundled examples, seeded on first
+  start); ``POST /api/tables`` — a table of one of them: the GM's token and link, one per PC;
+  ``POST /api/tables/upload`` — the same from uploaded content YAML files (multipart ``files``);
   ``POST /api/tables/import`` — the same, going on from an exported log (the JSON-lines body);
 * ``GET /api/view`` — the view model for the seat (:func:`caltrop.table.view`);
 * ``POST /api/commands`` — ``{command, command_id, expected_seq?}``: committed, then answered
@@ -24,24 +26,48 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import io
 import json
+import zipfile
 from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
-from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from fastapi import (
+    Depends,
+    FastAPI,
+    Header,
+    HTTPException,
+    Query,
+    Request,
+    Response,
+    WebSocket,
+    WebSocketDisconnect,
+)
+from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData, UploadFile
+from starlette.formparsers import MultiPartException
 
 from caltrop.content.logfile import MAX_LOG_BYTES
 from caltrop.store import Repository, open_database
 from caltrop.store.repository import NotFoundError, Seat
-from caltrop.store.service import Accepted, NewTable, RefusalError, Tables
+from caltrop.store.service import (
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_FILES,
+    Accepted,
+    NewTable,
+    RefusalError,
+    Tables,
+    uploaded_encounter,
+)
 from caltrop.web import pages
 from caltrop.web.broadcast import announce_encounter, broadcast, catch_up
 from caltrop.web.hub import Hub, Subscriber
 from caltrop.web.schemas import (
     CommandIn,
+    LibraryEntryOut,
     NewTableIn,
     NewTableOut,
     NextEncounterIn,
@@ -52,6 +78,8 @@ from caltrop.web.seating import COOKIE, REVOKED
 from caltrop.web.settings import Settings
 from caltrop.web.watch import Watcher
 
+#: far past any log's head (a seq or position beyond it is refused, never sent to the database)
+MAX_SEQ: Final = 2**31 - 1
 #: at most this many missed events are sent on a hello; further behind, a fresh view only
 MAX_REPLAYED: Final = 1000
 
@@ -124,6 +152,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def create_table(body: NewTableIn, service: TablesDep) -> NewTableOut:
         return links(await run_in_threadpool(service.create, body.encounter, seed=body.seed))
 
+    @app.get("/api/library")
+    async def get_library(service: TablesDep) -> list[LibraryEntryOut]:
+        """The encounters ready to open as a table."""
+        entries = await run_in_threadpool(service.library)
+        return [LibraryEntryOut(**dataclasses.asdict(e)) for e in entries]
+
+    @app.post("/api/tables/upload", status_code=201, openapi_extra=UPLOAD_BODY)
+    async def upload_table(request: Request, service: TablesDep) -> NewTableOut:
+        """A table of an uploaded encounter: multipart ``files`` (its YAML files: one of them
+        ``kind: encounter``, which may include the others by relative path) and ``seed``."""
+        files, fields = await _uploaded(request)
+        seed = _seed_field(fields)
+        return links(await run_in_threadpool(lambda: service.create_from_upload(files, seed=seed)))
+
     @app.post("/api/tables/import", status_code=201)
     async def import_table(request: Request, service: TablesDep) -> NewTableOut:
         """A table that goes on from an exported log: the body is the JSON-lines log."""
@@ -152,14 +194,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/events")
     async def get_events(
-        service: TablesDep, seat_: SeatDep, after: int = -1
+        service: TablesDep, seat_: SeatDep, after: Annotated[int, Query(ge=-1, le=MAX_SEQ)] = -1
     ) -> dict[str, list[dict[str, Any]]]:
         return {"events": await run_in_threadpool(service.events_since, seat_, after)}
 
     @app.get("/api/log", response_class=PlainTextResponse)
-    async def get_log(service: TablesDep, seat_: SeatDep) -> str:
-        lines = await run_in_threadpool(service.log_lines, seat_)
+    async def get_log(
+        service: TablesDep,
+        seat_: SeatDep,
+        position: Annotated[int | None, Query(ge=0, le=MAX_SEQ)] = None,
+    ) -> str:
+        lines = await run_in_threadpool(service.log_lines, seat_, position)
         return "\n".join(lines) + "\n"
+
+    @app.get("/api/night", response_class=Response)
+    async def get_night(service: TablesDep, seat_: SeatDep) -> Response:
+        """Every encounter's log of the night (``1-goblin-ambush.jsonl``, …) in one zip."""
+        logs = await run_in_threadpool(service.night, seat_)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, lines in logs:
+                archive.writestr(name, "\n".join(lines) + "\n")
+        return Response(
+            buffer.getvalue(),
+            media_type="application/zip",
+            headers={"Content-Disposition": 'attachment; filename="caltrop-night.zip"'},
+        )
 
     @app.put("/api/visibility", status_code=204)
     async def put_visibility(body: dict[str, RevealIn], service: TablesDep, seat_: SeatDep) -> None:
@@ -176,6 +236,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ``{"type": "encounter"}`` and a fresh view (seqs start again at 0)."""
         tokens = await run_in_threadpool(
             lambda: service.next_encounter(seat_, body.encounter, reset=body.reset, seed=body.seed)
+        )
+        await announce_encounter(app.state.hub, service, seat_.table_id)
+        return {"players": {c: SeatOut(token=t, link=link(t)) for c, t in tokens.items()}}
+
+    @app.post("/api/encounters/upload", status_code=201, openapi_extra=UPLOAD_BODY)
+    async def upload_next_encounter(
+        request: Request, service: TablesDep, seat_: SeatDep
+    ) -> dict[str, dict[str, SeatOut]]:
+        """The GM: the night's next encounter from uploaded YAML files (multipart ``files``;
+        ``reset``: health, stamina or exhaustion, repeated; ``seed``)."""
+        if seat_.role != "gm":
+            raise RefusalError(403, "only the GM starts the next encounter")
+        files, fields = await _uploaded(request)
+        reset = [str(v) for v in fields.getlist("reset")]
+        wrong = sorted(set(reset) - {"health", "stamina", "exhaustion"})
+        if wrong:
+            raise RefusalError(422, f"reset names health, stamina or exhaustion, not {wrong[0]!r}")
+        seed = _seed_field(fields)
+        definition = await run_in_threadpool(uploaded_encounter, files)
+        tokens = await run_in_threadpool(
+            lambda: service.next_encounter(seat_, definition, reset=reset, seed=seed)
         )
         await announce_encounter(app.state.hub, service, seat_.table_id)
         return {"players": {c: SeatOut(token=t, link=link(t)) for c, t in tokens.items()}}
@@ -234,19 +315,78 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-async def _bounded_body(request: Request, limit: int) -> bytes:
+async def _bounded_body(request: Request, limit: int, what: str = "a log") -> bytes:
     """The request's body, refused with 413 as soon as it passes ``limit`` bytes."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise RefusalError(413, f"a log is at most {limit:,} bytes")
+        raise RefusalError(413, f"{what} is at most {limit:,} bytes")
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise RefusalError(413, f"a log is at most {limit:,} bytes")
+            raise RefusalError(413, f"{what} is at most {limit:,} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+#: The multipart body of the upload routes, for the OpenAPI schema (they read it themselves,
+#: bounded, so that an oversized upload is refused before it is parsed).
+UPLOAD_BODY: Final[dict[str, Any]] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["files"],
+                    "properties": {
+                        "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
+                        "seed": {"type": "integer", "minimum": 0},
+                        "reset": {"type": "array", "items": {"type": "string"}},
+                    },
+                }
+            }
+        },
+    }
+}
+#: multipart framing beyond the files' own bytes that an upload may carry
+_UPLOAD_SLACK: Final = 64 * 1024
+
+
+async def _uploaded(request: Request) -> tuple[dict[str, bytes], FormData]:
+    """The uploaded files (name → bytes) and the other fields of a multipart body of at most
+    MAX_UPLOAD_BYTES (and the framing); 413 past it, 422 for a body that is not multipart."""
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise RefusalError(422, "send the files as multipart/form-data (field 'files')")
+    body = await _bounded_body(request, MAX_UPLOAD_BYTES + _UPLOAD_SLACK, "an upload")
+    request._body = body  # Starlette's cached body: the form parser reads it, not the socket
+    try:
+        form = await request.form(max_files=MAX_UPLOAD_FILES, max_fields=20)
+    except (MultiPartException, HTTPException) as exc:
+        raise RefusalError(422, f"not a multipart upload: {_detail(exc)}") from None
+    files: dict[str, bytes] = {}
+    for value in form.getlist("files"):
+        if not isinstance(value, UploadFile):
+            raise RefusalError(422, "'files' holds files, not text fields")
+        name = value.filename or f"file-{len(files) + 1}.yaml"
+        if name in files:
+            raise RefusalError(422, f"two uploaded files are both named {name!r}")
+        files[name] = await value.read()
+    return files, form
+
+
+def _detail(exc: Exception) -> str:
+    return str(getattr(exc, "detail", None) or getattr(exc, "message", None) or exc)
+
+
+def _seed_field(form: FormData) -> int | None:
+    raw = form.get("seed")
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str) or not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        raise RefusalError(422, "seed is a whole number from 0 (at most 18 digits)")
+    return int(raw)
 
 
 async def _pump(websocket: WebSocket, subscriber: Subscriber) -> None:

@@ -23,8 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
-from collections.abc import Mapping, Sequence
-from functools import cache
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -34,21 +33,19 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from caltrop.content import bundled_encounters, load_encounter
-from caltrop.content.loader import load_encounter_text
 from caltrop.content.logfile import MAX_LOG_BYTES
-from caltrop.errors import CaltropError
 from caltrop.store.repository import Seat
+from caltrop.store.service import MAX_UPLOAD_BYTES as MAX_CONTENT_BYTES
 from caltrop.store.service import NewTable, RefusalError, Tables
 from caltrop.web import seating
 from caltrop.web.broadcast import announce_encounter, broadcast, catch_up
 from caltrop.web.forms import FormError, command_text
 from caltrop.web.hub import Hub
-from caltrop.web.screen import log_entries, qr_svg, render, screen_context, screen_fragments
+from caltrop.web.screen import qr_svg, render, screen_context, screen_fragments
 
 router = APIRouter(include_in_schema=False)
-#: the largest upload of encounter files the home page takes
-MAX_UPLOAD_BYTES: Final = MAX_LOG_BYTES
+#: the largest upload the home page reads: a log, or an encounter's content files
+MAX_UPLOAD_BYTES: Final = max(MAX_LOG_BYTES, MAX_CONTENT_BYTES)
 MODULES: Final = {"action_load": "Action Load", "action_points": "Action Points"}
 
 
@@ -97,30 +94,17 @@ def _message(request: Request, heading: str, message: str, status: int) -> HTMLR
     return HTMLResponse(render("message.html", heading=heading, message=message), status)
 
 
-@cache
-def _bundled_library() -> tuple[dict[str, str], ...]:
-    out = []
-    for name in bundled_encounters():
-        definition = load_encounter(name)
-        out.append(
-            {"name": name, "title": definition.name, "module": definition.ruleset.economy.value}
-        )
-    return tuple(out)
-
-
 def library(service: Tables) -> list[dict[str, str]]:
-    """The encounters ready to open: the service's library when it has one, else the bundled
-    examples; each with a readable module label."""
-    found = getattr(service, "library", None)
-    items: Sequence[Mapping[str, Any]] = found() if callable(found) else _bundled_library()
+    """The encounters ready to open (:meth:`Tables.library`), each with a readable module."""
     return [
         {
-            "name": str(i["name"]),
-            "title": str(i.get("title", i["name"])),
-            "module": str(i.get("module", "")),
-            "module_label": MODULES.get(str(i.get("module", "")), str(i.get("module", ""))),
+            "name": entry.name,
+            "title": entry.title,
+            "module": entry.module,
+            "module_label": MODULES.get(entry.module, entry.module),
+            "summary": entry.summary,
         }
-        for i in items
+        for entry in service.library()
     ]
 
 
@@ -140,14 +124,6 @@ def _opened(request: Request, new: NewTable) -> RedirectResponse:
         seating.COOKIE, new.gm_token, httponly=True, samesite="strict", max_age=30 * 86400
     )
     return response
-
-
-def _screen(service: Tables, seat: Seat) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The seat's view, and its events when the view carries no log of its own (the screen's
-    log is then made from them)."""
-    view = service.view(seat).as_dict()
-    events = [] if isinstance(view.get("log"), list) else service.events_since(seat, -1)
-    return view, events
 
 
 # -- pages --------------------------------------------------------------------------------
@@ -213,29 +189,16 @@ async def upload_table(request: Request) -> Response:
 
 
 def _from_upload(service: Tables, files: Mapping[str, bytes]) -> NewTable:
+    """An exported log (``.jsonl``) goes on from where it was; YAML files are an encounter
+    and the content it includes (:meth:`Tables.create_from_upload`)."""
     if not files:
         raise RefusalError(422, "choose an encounter YAML file or an exported log")
-    if sum(len(b) for b in files.values()) > MAX_UPLOAD_BYTES:
-        raise RefusalError(413, f"an upload is at most {MAX_UPLOAD_BYTES:,} bytes")
     logs = [n for n in files if n.endswith((".jsonl", ".json"))]
     if logs:
         if len(files) > 1:
             raise RefusalError(422, "upload a log on its own")
         return service.import_log(files[logs[0]])
-    by_service = getattr(service, "create_from_upload", None)
-    if callable(by_service):
-        created: NewTable = by_service(files)
-        return created
-    if len(files) > 1:
-        raise RefusalError(422, "upload one encounter file (with its creatures inline)")
-    name, payload = next(iter(files.items()))
-    try:
-        definition = load_encounter_text(payload.decode("utf-8"), name)
-    except UnicodeDecodeError:
-        raise RefusalError(422, f"{name}: not UTF-8 text") from None
-    except CaltropError as exc:
-        raise RefusalError(422, str(exc)) from None
-    return service.create_from(definition)
+    return service.create_from_upload(files)
 
 
 @router.get("/table", response_class=HTMLResponse)
@@ -243,10 +206,10 @@ async def table(request: Request) -> HTMLResponse:
     try:
         seat = await _page_seat(request)
         service = _service(request)
-        view, events = await run_in_threadpool(_screen, service, seat)
+        view = (await run_in_threadpool(service.view, seat)).as_dict()
     except RefusalError as exc:
         return _message(request, "No table here", exc.reason, exc.status)
-    context = screen_context(view, log_entries(view, events))
+    context = screen_context(view)
     if seat.role == "gm":
         record = await run_in_threadpool(service.repository.current_encounter, seat.table_id)
         context["visibility"] = dict(record.visibility)
@@ -364,7 +327,6 @@ async def screen_socket(websocket: WebSocket) -> None:
     subscriber = hub.subscribe(seat)  # subscribed first: nothing falls between
     await subscriber.queue.put({"type": "resync"})
     reader = asyncio.create_task(_read_resyncs(websocket, subscriber.queue))
-    events: list[Mapping[str, Any]] = []
     try:
         while True:
             message = await subscriber.queue.get()
@@ -373,32 +335,21 @@ async def screen_socket(websocket: WebSocket) -> None:
                 await websocket.send_text(_revoked_fragment())
                 await websocket.close(code=1008, reason="this seat was revoked")
                 return
-            if kind == "events":
-                seen = {e.get("seq") for e in events}
-                events += [e for e in message.get("events", ()) if e.get("seq") not in seen]
-                continue
-            if kind == "encounter":
-                events = []
-                continue
             if kind == "gone":
                 return
             if kind == "resync":
                 try:
                     heads = await run_in_threadpool(service.heads, [seat.table_id])
-                    view, fresh = await run_in_threadpool(_screen, service, seat)
+                    found = await run_in_threadpool(service.view, seat)
                 except RefusalError:
                     continue  # a creature that sits this encounter out
-                events = list(fresh)
-                await websocket.send_text(screen_fragments(view, log_entries(view, events)))
+                await websocket.send_text(screen_fragments(found.as_dict()))
                 # committed after the head read (by another process, say): caught up now
                 hub.tell(seat.table_id, *heads[seat.table_id])
                 await catch_up(hub, service, seat.table_id)
                 continue
-            elif kind == "view":
-                view = dict(message["view"])
-            else:
-                continue
-            await websocket.send_text(screen_fragments(view, log_entries(view, events)))
+            if kind == "view":  # (events and encounter messages: the view that follows shows them)
+                await websocket.send_text(screen_fragments(message["view"]))
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:

@@ -11,7 +11,7 @@ class NewTableIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     encounter: str = Field(
-        default="goblin-ambush", max_length=100, description="a bundled encounter by name"
+        default="goblin-ambush", max_length=100, description="an encounter of GET /api/library"
     )
     seed: int | None = Field(default=None, ge=0, lt=2**63, description="the dice's seed")
 
@@ -19,11 +19,18 @@ class NewTableIn(BaseModel):
 class NextEncounterIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    encounter: str = Field(max_length=100, description="a bundled encounter by name")
+    encounter: str = Field(max_length=100, description="an encounter of GET /api/library")
     reset: list[Literal["health", "stamina", "exhaustion"]] = Field(
         default_factory=list, description="what the PCs do not carry over"
     )
     seed: int | None = Field(default=None, ge=0, lt=2**63)
+
+
+class LibraryEntryOut(BaseModel):
+    name: str = Field(description="what POST /api/tables takes as 'encounter'")
+    title: str
+    module: str = Field(description="action_load or action_points")
+    summary: str
 
 
 class SeatOut(BaseModel):
@@ -51,6 +58,7 @@ class RevealIn(BaseModel):
     health: Literal["exact", "label", "hidden"] = "label"
     aspects: bool = False
     resources: bool = False
+    odds: bool = True
 
 
 class Refused(BaseModel):

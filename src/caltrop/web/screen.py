@@ -142,45 +142,18 @@ def positions(view: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def screen_context(view: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """What the screen templates are rendered with."""
+def screen_context(view: Mapping[str, Any]) -> dict[str, Any]:
+    """What the screen templates are rendered with: the view, and what is read off it."""
     return {
         "view": view,
         "gm": view.get("viewer") == "gm",
         "me": own_creature(view),
-        "log": log,
+        "log": view.get("log") or [],
         "placed": positions(view),
         "points": view.get("module") == "action_points",
     }
 
 
-def screen_fragments(view: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> str:
+def screen_fragments(view: Mapping[str, Any]) -> str:
     """Every changing part of the table screen, each swapped by its id (htmx ``hx-swap-oob``)."""
-    return render("fragments.html", oob=True, **screen_context(view, log))
-
-
-def log_entries(
-    view: Mapping[str, Any], events: Sequence[Mapping[str, Any]]
-) -> list[Mapping[str, Any]]:
-    """The log the screens show: the view's own ``log`` when it has one, else one entry per
-    command event (its text, and a roll's dice and total as the event records them)."""
-    given = view.get("log")
-    if isinstance(given, list):
-        return given
-    out: list[Mapping[str, Any]] = []
-    for item in events[-30:]:
-        event = item.get("event", {})
-        if event.get("event") != "command":
-            continue
-        roll = event.get("roll") or {}
-        entry: dict[str, Any] = {"seq": item.get("seq"), "command": event.get("command", "")}
-        if roll:
-            entry["actor"] = roll.get("roller")
-            entry["dice"] = [{"faces": None, "value": v} for v in roll.get("faces", ())]
-            entry["total"] = roll.get("total")
-            if "damage" in roll:
-                entry["result"] = f"{roll['damage']} damage to {roll.get('target', '')}".strip()
-            elif "success" in roll:
-                entry["result"] = "success" if roll["success"] else "failure"
-        out.append(entry)
-    return out
+    return render("fragments.html", oob=True, **screen_context(view))
