@@ -30,7 +30,14 @@ def test_orc_bridge_journey(browser: Browser, server: str, screenshots: Path) ->
     expect(b.locator("#sheet-h")).to_have_text("Aria")
 
     # player A declares an attack: the reaction window opens on B's phone, with a cue
+    # each offered action shows its exact odds and its pool before it is taken
+    strike = a.locator('li.option:has(input[value="bron: strike orc-brute with sword"])')
+    expect(strike).to_contain_text("to deal damage")
+    expect(strike).to_contain_text("expected damage")
+    expect(strike).to_contain_text("Might 5")
     press(a, "bron: strike orc-brute with sword")
+    expect(b.locator("#pending .pool")).to_contain_text("Might 5")
+    expect(b.locator("#pending")).to_contain_text("with help")
     expect(b.locator("#actions.cue")).to_be_visible()
     expect(b.locator("#live")).not_to_have_attribute("data-reactions", "0")
     assert b.evaluate("window.vibrations.length") == 1
@@ -48,9 +55,13 @@ def test_orc_bridge_journey(browser: Browser, server: str, screenshots: Path) ->
     answer = enter_dice(a, [9] * count)
     expect(answer).to_contain_text("d4")
     before = last_seq(a)
-    enter_dice(a, [2] * count)
+    assert count == 7  # 5d4 + 1d4 for Aria's help + the sword's 1d8
+    enter_dice(a, [4, 1, 3, 2, 2, 2, 7])
     expect(a.locator("#live")).not_to_have_attribute("data-seq", str(before))
     expect(a.locator("#log .result").first).to_contain_text("damage")
+    for page in (gm, a, b):  # die by die, the d4s paired into fives (D4 Math Tips)
+        expect(page.locator("#log li").first.locator(".die")).to_have_count(7)
+        expect(page.locator("#log .fives").first).to_have_text("fives: (4+1) (3+2)")
 
     # all three screens show the same log and the same Loads
     seq = last_seq(gm)
