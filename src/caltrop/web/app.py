@@ -45,7 +45,7 @@ from fastapi import (
     WebSocket,
     WebSocketDisconnect,
 )
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import MultiPartException
@@ -62,6 +62,7 @@ from caltrop.store.service import (
     Tables,
     uploaded_encounter,
 )
+from caltrop.web import pages
 from caltrop.web.broadcast import announce_encounter, broadcast, catch_up
 from caltrop.web.hub import Hub, Subscriber
 from caltrop.web.schemas import (
@@ -73,16 +74,14 @@ from caltrop.web.schemas import (
     RevealIn,
     SeatOut,
 )
+from caltrop.web.seating import COOKIE, REVOKED
 from caltrop.web.settings import Settings
 from caltrop.web.watch import Watcher
 
-COOKIE: Final = "caltrop_seat"
 #: far past any log's head (a seq or position beyond it is refused, never sent to the database)
 MAX_SEQ: Final = 2**31 - 1
 #: at most this many missed events are sent on a hello; further behind, a fresh view only
 MAX_REPLAYED: Final = 1000
-#: the last message of a socket whose seat the GM revoked
-REVOKED: Final[Mapping[str, Any]] = {"type": "revoked", "detail": "this seat was revoked"}
 
 
 def _token(authorization: str | None, cookie: str | None) -> str:
@@ -129,6 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             engine.dispose()
 
     app = FastAPI(title="Caltrop table server", lifespan=lifespan)
+    app.include_router(pages.router)  # the browser screens (issue 12)
 
     @app.exception_handler(RefusalError)
     async def refused(_request: Request, exc: RefusalError) -> JSONResponse:
@@ -173,12 +173,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return links(await run_in_threadpool(service.import_log, payload))
 
     @app.get("/join/{token}")
-    async def join(token: str, service: TablesDep) -> JSONResponse:
-        """Bind this browser to the seat: an HttpOnly, SameSite cookie."""
+    async def join(token: str, service: TablesDep, request: Request) -> Response:
+        """Bind this browser to the seat: an HttpOnly, SameSite cookie; a browser (one that
+        accepts HTML) goes on to its screen (303 to ``/table``), a client gets JSON."""
         found = await run_in_threadpool(service.seat, token)
-        response = JSONResponse(
-            {"table_id": found.table_id, "role": found.role, "creature": found.creature_id}
-        )
+        response: Response
+        if "text/html" in request.headers.get("accept", ""):
+            response = RedirectResponse("/table", status_code=303)
+        else:
+            response = JSONResponse(
+                {"table_id": found.table_id, "role": found.role, "creature": found.creature_id}
+            )
         response.set_cookie(COOKIE, token, httponly=True, samesite="strict", max_age=30 * 86400)
         return response
 

@@ -1,0 +1,373 @@
+"""The browser pages of the table (issue 12): the home page, the GM and player screens, and the
+page socket that keeps a screen live.
+
+Thin over :class:`caltrop.store.service.Tables` like the JSON API beside it: every route reads
+the seat from the cookie ``GET /join/TOKEN`` set (or that opening a table set for the GM), asks
+the service, and renders :mod:`caltrop.web.screen`'s templates from the view model. The routes:
+
+* ``GET /`` — the encounters ready to open, and an upload form (encounter YAML or a log);
+* ``POST /tables`` / ``POST /tables/upload`` — open a table: the GM cookie is set and the GM
+  screen shows the GM recovery link and each seat's link and QR code, once;
+* ``GET /table`` — the seat's screen (the GM's or a player's);
+* ``POST /table/command`` — a command form (``command`` + ``command_id``, or a GM tool form):
+  committed and broadcast; a refusal answers 403/422 with the server's reason as HTML;
+* ``POST /table/visibility``, ``POST /table/seats/ID/reissue``, ``POST /table/encounters`` —
+  the GM's controls;
+* ``WS /ws/screen`` — the page socket (cookie, ``Origin`` checked): on connect the whole screen,
+  then every view as HTML fragments swapped by id; a ``resync`` message sends the whole screen
+  again (the page sends one when it becomes visible).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from caltrop.content.logfile import MAX_LOG_BYTES
+from caltrop.store.repository import Seat
+from caltrop.store.service import MAX_UPLOAD_BYTES as MAX_CONTENT_BYTES
+from caltrop.store.service import NewTable, RefusalError, Tables
+from caltrop.web import seating
+from caltrop.web.broadcast import announce_encounter, broadcast, catch_up
+from caltrop.web.forms import FormError, command_text
+from caltrop.web.hub import Hub
+from caltrop.web.screen import qr_svg, render, screen_context, screen_fragments
+
+router = APIRouter(include_in_schema=False)
+#: the largest upload the home page reads: a log, or an encounter's content files
+MAX_UPLOAD_BYTES: Final = max(MAX_LOG_BYTES, MAX_CONTENT_BYTES)
+MODULES: Final = {"action_load": "Action Load", "action_points": "Action Points"}
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _service(request: Request | WebSocket) -> Tables:
+    service: Tables = request.app.state.tables
+    return service
+
+
+def _hub(request: Request | WebSocket) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+def _flash(request: Request) -> dict[int, dict[str, Any]]:
+    """Seat links to show once on the GM's next screen, by GM seat id (memory only)."""
+    state = request.app.state
+    if not hasattr(state, "page_flash"):
+        state.page_flash = {}
+    flash: dict[int, dict[str, Any]] = state.page_flash
+    return flash
+
+
+def _cross_origin(headers: Mapping[str, str]) -> bool:
+    origin = headers.get("origin")
+    return origin is not None and urlsplit(origin).netloc != headers.get("host")
+
+
+async def _page_seat(request: Request) -> Seat:
+    token = request.cookies.get(seating.COOKIE)
+    if not token:
+        raise RefusalError(401, "no seat in this browser: open your invite link")
+    return await run_in_threadpool(_service(request).seat, token)
+
+
+def _answer(text: str, status: int = 200, *, ok: bool = True) -> HTMLResponse:
+    cls = "ok" if ok else "refusal"
+    role = "status" if ok else "alert"
+    body = f'<span class="{cls}" role="{role}">{html.escape(text)}</span>' if text else ""
+    return HTMLResponse(body, status_code=status)
+
+
+def _message(request: Request, heading: str, message: str, status: int) -> HTMLResponse:
+    return HTMLResponse(render("message.html", heading=heading, message=message), status)
+
+
+def library(service: Tables) -> list[dict[str, str]]:
+    """The encounters ready to open (:meth:`Tables.library`), each with a readable module."""
+    return [
+        {
+            "name": entry.name,
+            "title": entry.title,
+            "module": entry.module,
+            "module_label": MODULES.get(entry.module, entry.module),
+            "summary": entry.summary,
+        }
+        for entry in service.library()
+    ]
+
+
+def _link(request: Request, token: str) -> str:
+    return f"{str(request.base_url).rstrip('/')}/join/{token}"
+
+
+def _opened(request: Request, new: NewTable) -> RedirectResponse:
+    """The GM's cookie is set and the seat links kept to be shown once; on to the GM screen."""
+    gm = _service(request).seat(new.gm_token)
+    _flash(request)[gm.id] = {
+        "gm": _link(request, new.gm_token),
+        "players": {cid: _link(request, t) for cid, t in new.player_tokens.items()},
+    }
+    response = RedirectResponse("/table", status_code=303)
+    response.set_cookie(
+        seating.COOKIE, new.gm_token, httponly=True, samesite="strict", max_age=30 * 86400
+    )
+    return response
+
+
+# -- pages --------------------------------------------------------------------------------
+
+#: the files under ``/static/`` and their media types (the vendored scripts among them)
+STATIC: Final = {
+    "caltrop.css": "text/css",
+    "caltrop.js": "text/javascript",
+    "vendor/htmx.min.js": "text/javascript",
+    "vendor/htmx-ext-ws.min.js": "text/javascript",
+}
+
+
+@router.get("/static/{name:path}")
+async def static(name: str) -> Response:
+    """The pages' CSS and scripts, from the package (no CDN, no build step)."""
+    media = STATIC.get(name)
+    if media is None:
+        return Response("no such file", status_code=404, media_type="text/plain")
+    body = resources.files("caltrop.web").joinpath("static", *name.split("/")).read_bytes()
+    headers = {"Cache-Control": "no-cache"}
+    return Response(body, media_type=media, headers=headers)
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(request: Request) -> HTMLResponse:
+    return HTMLResponse(render("home.html", library=library(_service(request))))
+
+
+@router.post("/tables")
+async def open_table(request: Request) -> Response:
+    if _cross_origin(request.headers):
+        return _message(request, "Refused", "a table is opened from this server's own page", 403)
+    form = await request.form()
+    name = str(form.get("encounter") or "")
+    service = _service(request)
+    try:
+        new = await run_in_threadpool(service.create, name)
+    except RefusalError as exc:
+        return _message(request, "Cannot open that table", exc.reason, exc.status)
+    return _opened(request, new)
+
+
+@router.post("/tables/upload")
+async def upload_table(request: Request) -> Response:
+    """A table from uploaded encounter YAML file(s) or an exported log (``.jsonl``)."""
+    if _cross_origin(request.headers):
+        return _message(request, "Refused", "a table is opened from this server's own page", 403)
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES + 64 * 1024:
+        return _message(request, "Upload refused", "the upload is too large", 413)
+    form = await request.form()
+    files: dict[str, bytes] = {}
+    for item in form.getlist("files"):
+        if isinstance(item, UploadFile) and item.filename:
+            files[item.filename] = await item.read()
+    service = _service(request)
+    try:
+        new = await run_in_threadpool(_from_upload, service, files)
+    except RefusalError as exc:
+        return _message(request, "Upload refused", exc.reason, exc.status)
+    return _opened(request, new)
+
+
+def _from_upload(service: Tables, files: Mapping[str, bytes]) -> NewTable:
+    """An exported log (``.jsonl``) goes on from where it was; YAML files are an encounter
+    and the content it includes (:meth:`Tables.create_from_upload`)."""
+    if not files:
+        raise RefusalError(422, "choose an encounter YAML file or an exported log")
+    logs = [n for n in files if n.endswith((".jsonl", ".json"))]
+    if logs:
+        if len(files) > 1:
+            raise RefusalError(422, "upload a log on its own")
+        return service.import_log(files[logs[0]])
+    return service.create_from_upload(files)
+
+
+@router.get("/table", response_class=HTMLResponse)
+async def table(request: Request) -> HTMLResponse:
+    try:
+        seat = await _page_seat(request)
+        service = _service(request)
+        view = (await run_in_threadpool(service.view, seat)).as_dict()
+    except RefusalError as exc:
+        return _message(request, "No table here", exc.reason, exc.status)
+    context = screen_context(view)
+    if seat.role == "gm":
+        record = await run_in_threadpool(service.repository.current_encounter, seat.table_id)
+        context["visibility"] = dict(record.visibility)
+        context["flash"] = _flash(request).pop(seat.id, None)
+        context["library"] = library(service)
+    context["qr"] = qr_svg
+    context["seat_link"] = None
+    context["oob"] = False
+    return HTMLResponse(render("table.html", **context))
+
+
+@router.post("/table/command", response_class=HTMLResponse)
+async def command(request: Request) -> HTMLResponse:
+    """One command form: the answer is empty when accepted (the socket brings the new screen),
+    or the refusal's reason with its status (403 a right, 422 the rules)."""
+    if _cross_origin(request.headers):
+        return _answer("commands come from this server's own page", 403, ok=False)
+    try:
+        seat = await _page_seat(request)
+        form = await request.form()
+        fields = {k: [str(v) for v in form.getlist(k)] for k in form}
+        text = command_text(fields)
+        command_id = (fields.get("command_id") or [""])[0]
+        service = _service(request)
+        accepted = await run_in_threadpool(service.submit, seat, text, command_id)
+    except FormError as exc:
+        return _answer(str(exc), 422, ok=False)
+    except RefusalError as exc:
+        return _answer(exc.reason, exc.status, ok=False)
+    if not accepted.replayed:
+        await broadcast(
+            _hub(request), service, accepted.table_id, accepted.events, accepted.encounter_id
+        )
+    return _answer("")
+
+
+@router.post("/table/visibility", response_class=HTMLResponse)
+async def visibility(request: Request) -> HTMLResponse:
+    try:
+        seat = await _page_seat(request)
+        form = await request.form()
+        shown = {
+            "health": str(form.get("health") or "label"),
+            "aspects": form.get("aspects") is not None,
+            "resources": form.get("resources") is not None,
+        }
+        creature = str(form.get("creature") or "")
+        service = _service(request)
+        await run_in_threadpool(service.set_visibility, seat, {creature: shown})
+    except RefusalError as exc:
+        return _answer(exc.reason, exc.status, ok=False)
+    await broadcast(_hub(request), service, seat.table_id, ())
+    return _answer("shown to the players")
+
+
+@router.post("/table/seats/{creature_id}/reissue", response_class=HTMLResponse)
+async def reissue(request: Request, creature_id: str) -> HTMLResponse:
+    """A new link (and QR code) for the seat; the old link stops working, its sockets close."""
+    try:
+        seat = await _page_seat(request)
+        service = _service(request)
+        token, revoked = await run_in_threadpool(service.reissue, seat, creature_id)
+        view = await run_in_threadpool(service.view, seat)
+    except RefusalError as exc:
+        return _answer(exc.reason, exc.status, ok=False)
+    for subscriber in _hub(request).subscribers(seat.table_id):
+        if subscriber.seat.id in revoked:
+            await subscriber.queue.put(seating.REVOKED)
+    creature = next(c for c in view.as_dict()["creatures"] if c["id"] == creature_id)
+    card = render("seat.html", c=creature, flash=None, seat_link=_link(request, token), qr=qr_svg)
+    return HTMLResponse(card)
+
+
+@router.post("/table/encounters", response_class=HTMLResponse)
+async def next_encounter(request: Request) -> HTMLResponse:
+    try:
+        seat = await _page_seat(request)
+        form = await request.form()
+        name = str(form.get("encounter") or "")
+        reset = [str(r) for r in form.getlist("reset")]
+        service = _service(request)
+        tokens = await run_in_threadpool(lambda: service.next_encounter(seat, name, reset=reset))
+    except RefusalError as exc:
+        return _answer(exc.reason, exc.status, ok=False)
+    await announce_encounter(_hub(request), service, seat.table_id)
+    links = "".join(
+        f'<li>{html.escape(cid)}: <a href="{html.escape(_link(request, t))}">'
+        f"{html.escape(_link(request, t))}</a></li>"
+        for cid, t in tokens.items()
+    )
+    note = f"<ul>{links}</ul>" if links else ""
+    return HTMLResponse(f'<span class="ok" role="status">started {html.escape(name)}</span>{note}')
+
+
+# -- the page socket ----------------------------------------------------------------------
+
+
+@router.websocket("/ws/screen")
+async def screen_socket(websocket: WebSocket) -> None:
+    """The screen, live: the whole screen on connect and on ``resync``, then each view."""
+    if _cross_origin(websocket.headers):
+        await websocket.close(code=1008, reason="cross-origin socket refused")
+        return
+    service = _service(websocket)
+    try:
+        token = websocket.cookies.get(seating.COOKIE)
+        if not token:
+            raise RefusalError(401, "no seat: open your link")
+        seat = await run_in_threadpool(service.seat, token)
+    except RefusalError as exc:
+        await websocket.close(code=1008, reason=exc.reason)
+        return
+    await websocket.accept()
+    hub = _hub(websocket)
+    subscriber = hub.subscribe(seat)  # subscribed first: nothing falls between
+    await subscriber.queue.put({"type": "resync"})
+    reader = asyncio.create_task(_read_resyncs(websocket, subscriber.queue))
+    try:
+        while True:
+            message = await subscriber.queue.get()
+            kind = message.get("type")
+            if kind == "revoked":
+                await websocket.send_text(_revoked_fragment())
+                await websocket.close(code=1008, reason="this seat was revoked")
+                return
+            if kind == "gone":
+                return
+            if kind == "resync":
+                try:
+                    heads = await run_in_threadpool(service.heads, [seat.table_id])
+                    found = await run_in_threadpool(service.view, seat)
+                except RefusalError:
+                    continue  # a creature that sits this encounter out
+                await websocket.send_text(screen_fragments(found.as_dict()))
+                # committed after the head read (by another process, say): caught up now
+                hub.tell(seat.table_id, *heads[seat.table_id])
+                await catch_up(hub, service, seat.table_id)
+                continue
+            if kind == "view":  # (events and encounter messages: the view that follows shows them)
+                await websocket.send_text(screen_fragments(message["view"]))
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        hub.unsubscribe(subscriber)
+        reader.cancel()
+
+
+async def _read_resyncs(websocket: WebSocket, queue: asyncio.Queue[Mapping[str, Any]]) -> None:
+    """Every message from the page asks for the whole screen again (``resync``)."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while True:
+            await websocket.receive_text()
+            await queue.put({"type": "resync"})
+    await queue.put({"type": "gone"})
+
+
+def _revoked_fragment() -> str:
+    return (
+        '<div id="live" hx-swap-oob="true"><p class="refusal" role="alert">'
+        "This seat was revoked: ask the GM for your new link.</p></div>"
+    )

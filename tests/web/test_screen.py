@@ -1,0 +1,147 @@
+"""The screens render the view model's fields and nothing else (issue 12): the pool, the odds,
+one field per die, the log die by die with the d4s paired into fives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from caltrop.content import load_encounter
+from caltrop.core.commands import parse_command
+from caltrop.encounter import Encounter
+from caltrop.table import view
+from caltrop.web.screen import positions, resources_text, screen_fragments
+
+
+def orc_bridge(viewer: str) -> dict[str, Any]:
+    return view(Encounter.begin(load_encounter("orc-bridge"), 1), viewer).as_dict()
+
+
+def test_a_players_screen_shows_aspect_minus_load_and_greys_with_the_reason() -> None:
+    seen = orc_bridge("bron")
+    html = screen_fragments(seen)
+    assert '<th scope="row">Might</th><td>5</td><td>6</td>' in html  # Load −1: 5 − (−1)
+    assert "strike orc-brute with sword" in html
+    assert "cost Load +3" in html
+    assert "leaves Load 2" in html
+    greyed = [o for o in seen["options"]["bron"] if not o["legal"]]
+    assert greyed
+    for o in greyed:
+        assert o["reason"].replace("'", "&#39;") in html
+
+
+def test_pool_odds_and_one_field_per_die_are_shown_when_the_view_has_them() -> None:
+    seen = orc_bridge("bron")
+    strike = seen["options"]["bron"][0]
+    strike["pool"] = "5d4 + 1d8: Might 5 − Load 0"
+    strike["odds"] = {
+        "kind": "attack",
+        "success": 0.75,
+        "exact": "3/4",
+        "expected_damage": 6.5,
+        "against": "Evasion 9",
+        "with_help": 0.8125,
+        "with_hinder": 0.5,
+    }
+    seen["pending"] = {
+        "kind": "action",
+        "roller": "bron",
+        "action": "strike",
+        "target": "orc-brute",
+        "dc": None,
+        "stage": "",
+        "expression": "5d4+1d8",
+        "pool": "5d4 + 1d8: Might 5 − Load 0",
+        "dice": [4, 4, 4, 4, 4, 8],
+        "advantages": [],
+        "net_advantage": 0,
+        "passed": [],
+        "waiting_on": [],
+        "depth": 0,
+    }
+    seen["options"]["bron"].append(
+        {
+            "actor": "bron",
+            "command": "roll",
+            "action": "roll",
+            "legal": True,
+            "cost": {},
+            "reaction": False,
+        }
+    )
+    html = screen_fragments(seen)
+    assert "5d4 + 1d8: Might 5 − Load 0" in html
+    assert "75.0% to deal damage against Evasion 9, 6.50 expected damage" in html
+    assert "(exactly 3/4)" in html
+    assert "with help 81.2%" in html
+    assert "with hinder 50.0%" in html
+    assert html.count('name="die"') == 6
+    assert 'aria-label="die 6 of 6, a d8"' in html
+
+
+def test_the_log_shows_each_die_and_the_fives() -> None:
+    seen = orc_bridge("gm")
+    seen["log"] = [
+        {
+            "seq": 3,
+            "actor": "bron",
+            "command": "roll 4,1,3,2,7",
+            "text": "Bron rolls 4d4 + 1d8",
+            "dice": [
+                {"faces": 4, "value": 4},
+                {"faces": 4, "value": 1},
+                {"faces": 4, "value": 3},
+                {"faces": 4, "value": 2},
+                {"faces": 8, "value": 7},
+            ],
+            "total": 17,
+            "result": "9 damage to Orc Brute",
+            "fives": [[4, 1], [3, 2]],
+        }
+    ]
+    html = screen_fragments(seen)
+    assert "Bron rolls 4d4 + 1d8" in html
+    assert html.count('class="die"') == 5
+    assert 'title="d8">7<' in html
+    assert "fives: (4+1) (3+2)" in html
+    assert "= 17" in html
+    assert "9 damage to Orc Brute" in html
+
+
+def test_the_real_views_odds_pool_dice_and_log_are_on_the_screen() -> None:
+    """What the view model computes (table/odds.py, pool.py, log.py) reaches the screen."""
+    encounter = Encounter.begin(load_encounter("orc-bridge"), 1)
+    offered = view(encounter, "bron").as_dict()["options"]["bron"][0]
+    html = screen_fragments(view(encounter, "bron").as_dict())
+    assert offered["pool"] in html
+    assert f"{100 * offered['odds']['success']:.1f}% to deal damage" in html
+    assert f"(exactly {offered['odds']['exact']})" in html
+    for text in ("bron: strike orc-brute with sword", "aria: help", "gm: pass all"):
+        encounter.apply(parse_command(text))
+    seen = view(encounter, "bron").as_dict()
+    html = screen_fragments(seen)
+    assert html.count('name="die"') == len(seen["pending"]["dice"])
+    encounter.apply(parse_command("roll 4,1,3,2,2,1,7"))
+    encounter.settle()
+    seen = view(encounter, "aria").as_dict()
+    html = screen_fragments(seen)
+    last = seen["log"][-1]
+    assert html.count('class="die"') == len(last["dice"])
+    assert "fives: " + " ".join(f"({a}+{b})" for a, b in last["fives"]) in html
+    assert str(last["result"]) in html
+
+
+def test_points_and_positions_for_the_action_point_module() -> None:
+    seen = view(Encounter.begin(load_encounter("bridge-duel-ap"), 1), "gm").as_dict()
+    placed = positions(seen)
+    assert [p["id"] for p in placed] == ["torvald", "kestrel", "brakka", "bandit-archer"]
+    xs = [p["x"] for p in placed]
+    assert min(xs) >= 0
+    assert max(xs) <= 100
+    assert xs[1] < xs[0] < xs[2] < xs[3]  # kestrel −8, torvald 0, brakka 10, archer 22
+    assert resources_text({"ap": 4, "rp": 0, "floating_rp": 1, "stamina": 6.0}) == (
+        "AP 4 · RP 0 · floating RP 1 · Stamina 6"
+    )
+    kestrel = view(Encounter.begin(load_encounter("bridge-duel-ap"), 1), "kestrel").as_dict()
+    html = screen_fragments(kestrel)
+    assert 'data-fill="kestrel: move toward torvald"' in html
+    assert "brakka" not in "".join(p["id"] for p in positions(kestrel))  # hidden by default
