@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from caltrop.content import load_encounter
 from caltrop.core.commands import GM, Act, parse_command
 from caltrop.core.model import Side
-from caltrop.encounter import CHANCE
+from caltrop.encounter import CHANCE, Encounter
 from caltrop.errors import InvalidActionError
 from caltrop.table import HealthShown, Reveal, health_label, view, visible_event
 from tests.table.plays import BUNDLED, begin, random_play
@@ -192,3 +193,44 @@ def test_events_for_players_carry_no_definitions() -> None:
     assert "creature" in added
     assert "creature" not in visible_event(added, "aria")
     assert visible_event(added, "aria")["command"] == "gm: add goblin as goblin-9"
+
+
+def _bridge_duel_on_a_turn() -> tuple[Encounter, str]:
+    """Bridge Duel after initiative, and a player character whose turn it is not."""
+    from caltrop.core.commands import RollDice
+
+    enc = Encounter.begin(load_encounter("bridge-duel-ap"), 1)
+    while enc.current() == "chance":
+        enc.apply(RollDice())
+    other = next(c.id for c in enc.creatures if c.side.value == "pc" and c.id != enc.turn_owner)
+    return enc, other
+
+
+def test_off_turn_actions_are_offered_and_prone_is_a_condition_everyone_sees() -> None:
+    """R32 (off_turn_actions: any): "during another participant's turn a participant may take any
+    action it can pay for, at any moment", paying RP (2 RP per AP); R44: standing up costs 1 AP.
+    The view offers it to the player off turn, outside any window, with its cost in RP; and
+    prone, the module's own fact, is among the creature's conditions for every viewer."""
+    enc, other = _bridge_duel_on_a_turn()
+    enc.apply(parse_command(f"gm: set {other} prone on"))
+    shown = view(enc, other)
+    stand = [o for o in shown.options[other] if o.command == f"{other}: stand"]
+    assert [(o.legal, dict(o.cost), o.reaction) for o in stand] == [(True, {"rp": -2}, True)]
+    assert all(o.legal for o in shown.options[other])  # nothing listed that the engine refuses
+    assert all(enc.is_legal(parse_command(o.command)) for o in shown.options[other])
+    for viewer in ("gm", other, enc.turn_owner):
+        assert viewer is not None
+        me = next(c for c in view(enc, viewer).creatures if c.id == other)
+        assert "prone" in me.conditions
+
+
+def test_positions_are_public_but_not_to_a_creature_unaware_of_it() -> None:
+    """R34: where each creature stands is on the table for all to see; R41: a participant not
+    aware of another (``gm: set X aware Y off``) does not see where it is."""
+    enc, other = _bridge_duel_on_a_turn()
+    npc = next(c.id for c in enc.creatures if c.side.value == "npc")
+    seen = {c.id: c.position for c in view(enc, other).creatures}
+    assert all(isinstance(p, tuple) and len(p) == 2 for p in seen.values())
+    enc.apply(parse_command(f"gm: set {other} aware {npc} off"))
+    assert next(c for c in view(enc, other).creatures if c.id == npc).position is None
+    assert next(c for c in view(enc, "gm").creatures if c.id == npc).position is not None

@@ -144,4 +144,11 @@ def test_points_and_positions_for_the_action_point_module() -> None:
     kestrel = view(Encounter.begin(load_encounter("bridge-duel-ap"), 1), "kestrel").as_dict()
     html = screen_fragments(kestrel)
     assert 'data-fill="kestrel: move toward torvald"' in html
-    assert "brakka" not in "".join(p["id"] for p in positions(kestrel))  # hidden by default
+    # R34: positions are no secret at a table; R39/R41: a creature unaware of another does not
+    # see where it stands
+    assert "brakka" in [p["id"] for p in positions(kestrel)]
+    enc = Encounter.begin(load_encounter("bridge-duel-ap"), 1)
+    enc.apply(parse_command("gm: set kestrel aware brakka off"))
+    unaware = view(enc, "kestrel").as_dict()
+    assert "brakka" not in [p["id"] for p in positions(unaware)]
+    assert "brakka" in [p["id"] for p in positions(view(enc, "torvald").as_dict())]

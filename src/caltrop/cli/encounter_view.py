@@ -303,8 +303,11 @@ def pending_panel(tv: TableView) -> RenderableType | None:
 
 def conditions_line(tv: TableView) -> Text | None:
     """The conditions the GM has set (R48) that the table does not show otherwise, or None."""
+    own = {"prone"} if tv.module == "action_points" else set()  # the module's table shows it
     shown = [
-        f"{c.id} {', '.join(c.conditions)}" for c in tv.creatures if c.conditions and not c.removed
+        f"{c.id} {', '.join(kept)}"
+        for c in tv.creatures
+        if not c.removed and (kept := [x for x in c.conditions if x not in own])
     ]
     return Text("conditions (GM, R48): " + "; ".join(shown)) if shown else None
 

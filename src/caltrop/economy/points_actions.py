@@ -669,7 +669,8 @@ class PointsRules:
     @staticmethod
     def legal(enc: Table, i: int) -> Iterator[Command]:
         """A useful finite list of legal commands: positions are continuous, so moves toward each
-        enemy (to adjacency, or as far as the AP allow) stand for every move."""
+        enemy (to adjacency, or as far as the AP allow) stand for every move. Off its turn and
+        outside a window, what R32 ``off_turn_actions: any`` lets it pay for with its RP."""
         creature = enc.creatures[i]
         cid = creature.id
         top = enc.pending[-1] if enc.pending else None
@@ -686,8 +687,9 @@ class PointsRules:
             if top.kind is not RollKind.INITIATIVE and asked and i not in top.passed:
                 yield Pass(cid)
             return
-        if enc.turn_owner != cid:
-            return
+        if enc.turn_owner != cid and enc.definition.ruleset.off_turn_actions is not OffTurn.ANY:
+            return  # R32 reactions: off turn only in a window (above)
+        # R32 any: off turn, any action it can pay for (in RP), listed as on its own turn
         me = _state(enc, i)
         for j, other in enumerate(enc.creatures):
             if enc.down[j] or other.side is creature.side:

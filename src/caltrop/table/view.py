@@ -64,6 +64,8 @@ class CreatureView:
     stats: Mapping[str, int] | None = None
     #: the weight of the creatures scaling it (R43), when any do
     carries: int | None = None
+    #: where it stands (the Action Point module, R34): seen by everyone who is aware of it
+    position: tuple[float, float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -327,7 +329,7 @@ def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureVi
         side=c.side.value,
         down=enc.down[i],
         removed=enc.gone[i],
-        conditions=tuple(enc.conditions[i]),
+        conditions=_conditions(enc, i),
         initiative=enc.initiative[i],
         health=enc.health[i] if exact else None,
         max_health=max_health if exact else None,
@@ -339,7 +341,32 @@ def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureVi
         actions={a.name: a.cost for a in c.actions} if reveal.aspects else None,
         stats=dict(c.stats) if reveal.aspects and c.stats else None,
         carries=_carries(enc, i),
+        position=_position(enc, i, viewer),
     )
+
+
+def _conditions(enc: Encounter, i: int) -> tuple[str, ...]:
+    """The GM's conditions (R48), with prone where the module keeps it as its own fact (the
+    Action Point module, R44): everyone at the table sees a creature lying down."""
+    tracked = tuple(enc.conditions[i])
+    if getattr(enc.resources[i], "prone", False) and "prone" not in tracked:
+        return ("prone", *tracked)
+    return tracked
+
+
+def _position(enc: Encounter, i: int, viewer: str) -> tuple[float, float] | None:
+    """Where creature ``i`` stands (R34), for everyone who can see it: positions are no secret
+    at a table, but a player's creature unaware of it (R39 stealth, ``gm: set … aware … off``)
+    does not see where it is."""
+    state = enc.resources[i]
+    x, y = getattr(state, "x", None), getattr(state, "y", None)
+    if x is None or y is None:
+        return None
+    if viewer != GM and viewer != enc.creatures[i].id:
+        watcher = enc.resources[enc.index(viewer)]
+        if enc.creatures[i].id in getattr(watcher, "unaware_of", ()):
+            return None
+    return (float(x), float(y))
 
 
 def _carries(enc: Encounter, i: int) -> int | None:
@@ -415,25 +442,7 @@ def _options(enc: Encounter, actor: str, seen: _Sight) -> Iterator[ActionOption]
     for command in enc.generate_legal(actor):
         if isinstance(command, Act):
             legal_names.add(command.action)
-            preview = enc.preview(command)
-            after = preview.get("resources_after", {})
-            declared = declared_roll(enc, command)
-            odds = pool = None
-            if declared is not None:
-                odds = seen.odds(roll_odds(*declared))
-                pool = pool_text(*declared, seen.shows)
-            yield ActionOption(
-                actor=actor,
-                command=str(command),
-                action=command.action,
-                legal=True,
-                cost=_cost(before, after),
-                leaves=after,
-                rolls=preview.get("expression"),
-                reaction=off_turn,
-                odds=odds,
-                pool=pool,
-            )
+            yield _offer(enc, command, before, seen, off_turn)
         else:
             yield _plain(actor, command, off_turn)
     if pending is not None and pending.roller == i and enc.current() == CHANCE:
@@ -452,7 +461,10 @@ def _options(enc: Encounter, actor: str, seen: _Sight) -> Iterator[ActionOption]
         if action.name in legal_names:
             continue
         probe = Act(actor, action.name, targets=_probe_target(enc, i, action.kind))
-        reason = enc.why_illegal(probe) or "not with any target or weapon now"
+        reason = enc.why_illegal(probe)
+        if reason is None:  # legal, though the engine lists it only in a window: R32 off turn
+            yield _offer(enc, probe, before, seen, off_turn)
+            continue
         gate = enc.economy.allows(c, _gated(enc, i), action, on_turn=not off_turn)
         yield ActionOption(
             actor=actor,
@@ -463,6 +475,31 @@ def _options(enc: Encounter, actor: str, seen: _Sight) -> Iterator[ActionOption]
             reaction=off_turn,
             gate_open=gate,
         )
+
+
+def _offer(
+    enc: Encounter, command: Act, before: Mapping[str, Any], seen: _Sight, off_turn: bool
+) -> ActionOption:
+    """A legal action as an option: its cost, what it leaves, its dice, pool and odds."""
+    preview = enc.preview(command)
+    after = preview.get("resources_after", {})
+    declared = declared_roll(enc, command)
+    odds = pool = None
+    if declared is not None:
+        odds = seen.odds(roll_odds(*declared))
+        pool = pool_text(*declared, seen.shows)
+    return ActionOption(
+        actor=command.actor,
+        command=str(command),
+        action=command.action,
+        legal=True,
+        cost=_cost(before, after),
+        leaves=after,
+        rolls=preview.get("expression"),
+        reaction=off_turn,
+        odds=odds,
+        pool=pool,
+    )
 
 
 def _gated(enc: Encounter, i: int) -> Resources:

@@ -112,11 +112,9 @@ def positions(view: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The creatures with a position (the Action Point module), scaled into a 0..100 × 0..40
     box for the distance map; empty when no creature has one."""
     placed = [
-        (c, c["resources"]["position"])
+        (c, c["position"])
         for c in view.get("creatures", ())
-        if isinstance(c.get("resources"), Mapping)
-        and isinstance(c["resources"].get("position"), Sequence)
-        and not c.get("removed")
+        if isinstance(c.get("position"), Sequence) and not c.get("removed")
     ]
     if not placed:
         return []
