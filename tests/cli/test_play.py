@@ -583,12 +583,14 @@ def _readme_blocks() -> list[str]:
     return [block.split("\n", 1)[1] for block in text.split("```")[1::2]]
 
 
-def test_readme_has_two_set_up_commands_the_first_plays() -> None:
+def test_readme_has_two_set_up_commands_the_first_serves() -> None:
+    """The README keeps exactly two set-up commands: the main job (the table server, whose
+    start tests/web/test_serve.py runs as a process) and every check."""
     text = README.read_text(encoding="utf-8")
     set_up = text.split("## Set up", 1)[1].split("\n## ", 1)[0]
     commands = [b.strip() for b in set_up.split("```")[1::2]]
     assert commands == [
-        "sh\npython3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/caltrop play",
+        "sh\npython3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/caltrop serve",
         "sh\n./scripts/check",
     ]
 
