@@ -214,3 +214,15 @@ def test_a_double_tap_sends_one_command_id_and_is_applied_once(client: TestClien
     assert bron.post("/table/command", data=tap).status_code == 200
     log = client.get("/api/log").text
     assert log.count('"command": "bron: end turn"') == 1
+
+
+def test_the_gm_is_told_when_seat_links_point_at_loopback(client: TestClient) -> None:
+    """Seat links are made from the address the GM's browser used; opened on loopback, they
+    cannot reach a phone, and the GM screen says so (with how to serve the wifi)."""
+    opened = client.post("/tables", data={"encounter": "orc-bridge"}, follow_redirects=True)
+    assert opened.status_code == 200
+    assert "--host 0.0.0.0" not in opened.text  # the test client's host is 'testserver'
+    local = TestClient(client.app, base_url="http://127.0.0.1:8000")
+    page = local.post("/tables", data={"encounter": "orc-bridge"}, follow_redirects=True)
+    assert page.status_code == 200
+    assert "caltrop serve --host 0.0.0.0" in page.text

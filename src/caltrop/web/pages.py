@@ -215,6 +215,8 @@ async def table(request: Request) -> HTMLResponse:
         context["visibility"] = dict(record.visibility)
         context["flash"] = _flash(request).pop(seat.id, None)
         context["library"] = library(service)
+        # links are made from the address this browser used: on loopback, phones cannot open them
+        context["loopback"] = request.url.hostname in ("127.0.0.1", "localhost", "::1")
     context["qr"] = qr_svg
     context["seat_link"] = None
     context["oob"] = False
