@@ -10,10 +10,12 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from httpx_ws import WebSocketSession, connect_ws
 
 from tests.web.test_serve import Server
@@ -33,72 +35,72 @@ def _events_until(ws: WebSocketSession, seq: int, timeout: float = 10.0) -> list
                 return got
 
 
-def test_a_command_to_one_process_reaches_a_socket_of_the_other(
-    database_url: str, tmp_path: Path
-) -> None:
+@pytest.fixture
+def two(database_url: str, tmp_path: Path) -> Iterator[tuple[Server, Server, dict[str, str]]]:
+    """Two ``caltrop serve`` processes on one database, and the GM headers of the first's
+    table."""
     first = Server(database_url, tmp_path)
     second = Server(database_url, tmp_path)
+    token = first.lines[1].rsplit("/join/", 1)[1].strip()
     try:
-        token = first.lines[1].rsplit("/join/", 1)[1].strip()
-        headers = {"Authorization": f"Bearer {token}"}
-        with (
-            httpx.Client(base_url=first.base, headers=headers, timeout=10) as poster,
-            httpx.Client(base_url=second.base, headers=headers, timeout=10) as client,
-            connect_ws(f"{second.base}/ws", client) as ws,
-        ):
-            ws.send_text(json.dumps({"hello": {"last_seq": 0}}))
-            assert ws.receive_json(timeout=10)["type"] == "view"
-            sent = poster.post(
-                "/api/commands",
-                json={"command": "gm: damage orc-brute 1", "command_id": "far-1"},
-            )
-            assert sent.status_code == 200, sent.text
-            got = _events_until(ws, sent.json()["seq"])
-            assert got[-1]["event"]["command"] == "gm: damage orc-brute 1"
-            view = ws.receive_json(timeout=10)
-            assert view["type"] == "view"
-            assert view["view"]["seq"] == sent.json()["seq"]
+        yield first, second, {"Authorization": f"Bearer {token}"}
     finally:
         first.stop()
         second.stop()
+
+
+def test_a_command_to_one_process_reaches_a_socket_of_the_other(
+    two: tuple[Server, Server, dict[str, str]],
+) -> None:
+    first, second, headers = two
+    with (
+        httpx.Client(base_url=first.base, headers=headers, timeout=10) as poster,
+        httpx.Client(base_url=second.base, headers=headers, timeout=10) as client,
+        connect_ws(f"{second.base}/ws", client) as ws,
+    ):
+        ws.send_text(json.dumps({"hello": {"last_seq": 0}}))
+        assert ws.receive_json(timeout=10)["type"] == "view"
+        sent = poster.post(
+            "/api/commands",
+            json={"command": "gm: damage orc-brute 1", "command_id": "far-1"},
+        )
+        assert sent.status_code == 200, sent.text
+        got = _events_until(ws, sent.json()["seq"])
+        assert got[-1]["event"]["command"] == "gm: damage orc-brute 1"
+        view = ws.receive_json(timeout=10)
+        assert view["type"] == "view"
+        assert view["view"]["seq"] == sent.json()["seq"]
 
 
 def test_concurrent_commands_through_two_processes_leave_one_gapless_log(
-    database_url: str, tmp_path: Path
+    two: tuple[Server, Server, dict[str, str]],
 ) -> None:
-    first = Server(database_url, tmp_path)
-    second = Server(database_url, tmp_path)
-    try:
-        token = first.lines[1].rsplit("/join/", 1)[1].strip()
-        headers = {"Authorization": f"Bearer {token}"}
-        acked: list[int] = []
-        lock = threading.Lock()
+    first, second, headers = two
+    acked: list[int] = []
+    lock = threading.Lock()
 
-        def load(base: str, k: int) -> None:
-            with httpx.Client(base_url=base, headers=headers, timeout=20) as client:
-                for n in range(12):
-                    command = ["gm: damage orc-brute 1", "gm: heal orc-brute 1"][n % 2]
-                    body = {"command": command, "command_id": f"{k}-{n}-{uuid.uuid4().hex[:6]}"}
-                    got = client.post("/api/commands", json=body)
-                    assert got.status_code == 200, got.text
-                    with lock:
-                        acked.append(int(got.json()["seq"]))
+    def load(base: str, k: int) -> None:
+        with httpx.Client(base_url=base, headers=headers, timeout=20) as client:
+            for n in range(12):
+                command = ["gm: damage orc-brute 1", "gm: heal orc-brute 1"][n % 2]
+                body = {"command": command, "command_id": f"{k}-{n}-{uuid.uuid4().hex[:6]}"}
+                got = client.post("/api/commands", json=body)
+                assert got.status_code == 200, got.text
+                with lock:
+                    acked.append(int(got.json()["seq"]))
 
-        threads = [
-            threading.Thread(target=load, args=(server.base, k))
-            for k, server in enumerate([first, second, first, second])
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert sorted(acked) == list(range(1, 49))  # every answer a different seq, no gap
-        for server in (first, second):
-            lines = httpx.get(f"{server.base}/api/log", headers=headers).text.splitlines()
-            log = [json.loads(line) for line in lines]
-            assert [e.get("n", 0) for e in log] == list(range(49))
-            view = httpx.get(f"{server.base}/api/view", headers=headers).json()
-            assert view["seq"] == 48
-    finally:
-        first.stop()
-        second.stop()
+    threads = [
+        threading.Thread(target=load, args=(server.base, k))
+        for k, server in enumerate([first, second, first, second])
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(acked) == list(range(1, 49))  # every answer a different seq, no gap
+    for server in (first, second):
+        lines = httpx.get(f"{server.base}/api/log", headers=headers).text.splitlines()
+        log = [json.loads(line) for line in lines]
+        assert [e.get("n", 0) for e in log] == list(range(49))
+        view = httpx.get(f"{server.base}/api/view", headers=headers).json()
+        assert view["seq"] == 48
