@@ -29,7 +29,9 @@ def test_sim_section_runs_and_reports_its_target() -> None:
     assert "goblin-ambush" in text
     assert "stub engine" in text
     assert calls
-    assert [t.required for t in targets] == ["≥ 2,000 encounters/s"]
+    assert [t.required for t in targets] == ["≥ 2,000 encounters/s", "≥ 1,000 encounters/s"]
+    assert "tactical / simple on" in text  # the ratio, from the same run, with the load
+    assert "load average before" in text
     assert "simple policy" in targets[0].name
     assert "tactical policy" in targets[0].measured
     assert all(t.verdict in {"PASS", "MISS"} for t in targets)
