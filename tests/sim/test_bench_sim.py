@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from benchmarks.run import SECTIONS
 from rich.console import Console
 
@@ -36,3 +38,13 @@ def test_sim_section_runs_and_reports_its_target() -> None:
     assert "tactical policy" in targets[0].measured
     assert all(t.verdict in {"PASS", "MISS"} for t in targets)
     assert "sim" in SECTIONS
+
+
+def test_the_head_to_head_benchmark_reports_paired_figures() -> None:
+    from benchmarks.search import head_to_head
+
+    r = head_to_head("duel", "pc", 4, 1, 1, 8)
+    assert 0.0 <= r["tactical"] <= 1.0
+    assert r["diff"] == pytest.approx(r["search"] - r["tactical"])
+    assert 0.0 <= r["p"] <= 1.0
+    assert r["searched"] >= r["overruled"] >= 0
