@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from benchmarks.run import SECTIONS
 from rich.console import Console
 
