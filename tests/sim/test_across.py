@@ -89,3 +89,28 @@ def test_fast_output_names_its_tactic_in_the_headline() -> None:
     shown = run("sim", "orc-bridge", "--fast", "--n", "200", "--seed", "1", "--policies", "none")
     first = shown.stdout.splitlines()[0]
     assert "tactic: the fast path's (attack the weakest, hinder to save an ally)" in first
+
+
+def test_search_is_in_the_default_list_where_it_fits_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The strong player plays a comparison by default only where its encounters fit the stated
+    budget (ACROSS_SEARCH_N encounters per variant in ACROSS_SEARCH_SECONDS); elsewhere the
+    output says it was left out, with the estimate."""
+    import caltrop.sim.across as across
+
+    args = ("sim", "duel", "--variant", "revision=current", "--variant", "revision=legacy")
+    monkeypatch.setattr(across, "search_seconds", lambda definition: 0.01)
+    data = run_json(*args, "--n", "30", "--seed", "3", "--workers", "1")
+    assert "search" in data["across_tactics"]["policies"]
+    rows = [r for r in data["across_tactics"]["rows"] if r["policy"] == "search"]
+    assert [r["n"] for r in rows] == [min(30, across.ACROSS_SEARCH_N)]
+    monkeypatch.setattr(across, "search_seconds", lambda definition: 1e6)
+    shown = run(*args, "--n", "30", "--seed", "3", "--workers", "1")
+    assert "Search left out: 30 encounters per variant would take about" in shown.stdout
+    assert (
+        "search" not in run_json(*args, "--n", "30", "--workers", "1")["across_tactics"]["policies"]
+    )
+    # named, it plays whatever the estimate
+    named = run_json(*args, "--n", "4", "--seed", "3", "--workers", "1", "--policies", "search")
+    assert named["across_tactics"]["policies"] == ["search"]

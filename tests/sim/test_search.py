@@ -1,4 +1,4 @@
-"""The strong player (issue 13): Monte-Carlo playouts of each candidate under ``tactical``."""
+"""The strong player (issue 13): expectimax over the next roll, playouts under ``tactical``."""
 
 from __future__ import annotations
 
@@ -30,19 +30,20 @@ def test_it_chooses_a_legal_command_without_seeing_the_real_dice() -> None:
     enc, who = _first_decision("orc-bridge", 3)
     state = enc.rng.bit_generator.state
     before = enc.key()
-    policy = SearchPolicy(np.random.default_rng(1), playouts=3, candidates=3)
+    policy = SearchPolicy(np.random.default_rng(1), budget=12, first=3, candidates=3)
     command = policy.choose(enc, who)
     assert command in list(enc.legal_actions(who))
     assert enc.rng.bit_generator.state == state  # the encounter's own dice are untouched
     assert enc.key() == before
     assert policy.searched == 1
     assert policy.played >= 3 * min(3, len(list(enc.legal_actions(who))))
+    assert policy.overruled <= policy.searched
 
 
 def test_it_is_reproducible_from_its_seed() -> None:
     enc, who = _first_decision("goblin-ambush", 5)
-    a = SearchPolicy(np.random.default_rng(9), playouts=2).choose(enc, who)
-    b = SearchPolicy(np.random.default_rng(9), playouts=2).choose(enc, who)
+    a = SearchPolicy(np.random.default_rng(9), budget=8, first=2).choose(enc, who)
+    b = SearchPolicy(np.random.default_rng(9), budget=8, first=2).choose(enc, who)
     assert a == b
 
 
@@ -50,7 +51,7 @@ def test_search_improves_on_a_poor_base() -> None:
     """With a base that only ends its turn, the playouts show that striking wins more."""
     enc, who = _first_decision("duel", 0)
     assert who == "sellsword"
-    policy = SearchPolicy(np.random.default_rng(0), playouts=24, base=_Idle())
+    policy = SearchPolicy(np.random.default_rng(0), budget=48, first=24, base=_Idle())
     command = policy.choose(enc, who)
     assert command != EndTurn(who)
     assert "strike" in str(command)
@@ -72,3 +73,24 @@ def test_it_plays_whole_encounters_per_side() -> None:
         steps += 1
         assert steps < 500
     assert enc.winner is not None
+
+
+def test_every_prefix_of_the_quantiles_spreads_the_roll_evenly() -> None:
+    """Playout k's quantile of the next roll: any 2^m playouts from the first fall one in each
+    2^-m of [0, 1), so an estimate from any number of playouts is stratified, not lopsided."""
+    from caltrop.sim.search import _van_der_corput
+
+    for m in range(5):
+        points = sorted(_van_der_corput(k) for k in range(2**m))
+        assert [int(u * 2**m) for u in points] == list(range(2**m))
+
+
+def test_a_cut_playout_is_worth_the_share_of_health_standing() -> None:
+    from caltrop.core.model import Side
+    from caltrop.sim.search import standing
+
+    enc, _ = _first_decision("duel", 0)
+    assert standing(enc, Side.PC) == 0.5  # both unhurt
+    enc.health[1] = 0  # the brigand down: all that stands is the sellsword's
+    assert standing(enc, Side.PC) == 1.0
+    assert standing(enc, Side.NPC) == 0.0

@@ -63,6 +63,8 @@ def test_sim_text_and_report(tmp_path: Path) -> None:
         "1",
         "--policy",
         "pc=attack-weakest",
+        "--policies",
+        "tactical,attack-weakest",
         "--report",
         str(report),
     )

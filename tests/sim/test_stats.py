@@ -164,3 +164,17 @@ def test_the_crossing_is_interpolated_with_the_band_s_interval() -> None:
     assert "above 0.5 at every value" in none["why"]
     text = crossing([_point("a", 0.1, 0.1), _point("b", 0.9, 0.1)], side="pc", target=0.5)
     assert "not increasing numbers" in text["why"]
+
+
+def test_mcnemar_exact_is_the_sign_test_of_the_discordant_pairs() -> None:
+    from caltrop.sim.stats import mcnemar_exact
+
+    # 9 pairs b won and a lost, 1 the other way, 10 concordant: 2·P(X ≤ 1), X ~ Bin(10, ½)
+    a = [0] * 9 + [1] + [1] * 5 + [0] * 5
+    b = [1] * 9 + [0] + [1] * 5 + [0] * 5
+    assert mcnemar_exact(a, b) == pytest.approx(2 * 11 / 1024)
+    assert mcnemar_exact(b, a) == mcnemar_exact(a, b)  # two-sided
+    assert mcnemar_exact([1, 0], [1, 0]) == 1.0  # nothing discordant
+    assert mcnemar_exact([0] * 3, [1] * 3) == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="0/1"):
+        mcnemar_exact([0.5], [1])

@@ -361,7 +361,14 @@ def _across(
 ) -> dict[str, Any]:
     """The variants' effect under every tactic (or those of --policies), the main run reused
     for its own tactic; with --fast the engine's tactics play at most ACROSS_ENGINE_N each."""
-    from caltrop.sim.across import FAST, across_tactics, playable_policies
+    from caltrop.sim.across import (
+        ACROSS_SEARCH_N,
+        FAST,
+        SEARCH,
+        across_tactics,
+        playable_policies,
+        search_fits,
+    )
 
     wanted = [t.strip() for t in tactics.split(",") if t.strip()] if tactics else None
     names = playable_policies(definition, variants, wanted)
@@ -369,14 +376,27 @@ def _across(
     done = {main: result} if main is not None else {}
     out: dict[str, Any] = {"policies": names, "rows": [], "verdicts": []}
     engine_n = min(n, ACROSS_ENGINE_N) if main == FAST else n
-    todo = sum(engine_n if p != FAST else n for p in names if p not in done) * len(variants)
+    search_n = min(engine_n, ACROSS_SEARCH_N)
+    if SEARCH in names and SEARCH not in done:
+        fits, seconds = search_fits(definition, variants, engine_n, _workers(workers))
+        if not fits and not wanted:
+            names.remove(SEARCH)
+            out["search_left_out"] = (
+                f"search left out: {search_n} encounters per variant would take about "
+                f"{seconds / 60:,.0f} min (name it in --policies to run it anyway)"
+            )
+
+    def size(name: str) -> int:
+        return n if name == FAST else search_n if name == SEARCH else engine_n
+
+    todo = sum(size(p) for p in names if p not in done) * len(variants)
     with _progress(todo, "tactics", quiet) as advance:
         for name in names:
             part = across_tactics(
                 definition,
                 variants,
                 [name],
-                n=n if name == FAST else engine_n,
+                n=size(name),
                 seed=seed,
                 workers=_workers(workers),
                 max_rounds=max_rounds,
@@ -447,6 +467,7 @@ def _tactics_text(summary: Mapping[str, Any]) -> str:
 
 
 def _print_across(console: Console, across: Mapping[str, Any]) -> None:
+    from caltrop.sim.across import ACROSS_SEARCH_N, SEARCH
     from caltrop.sim.report import diff_text
 
     table = Table(
@@ -467,6 +488,15 @@ def _print_across(console: Console, across: Mapping[str, Any]) -> None:
     console.print(table)
     if "fast_tactic" in across:
         console.print(f"fast = the fast path's tactic: {across['fast_tactic']}", style="dim")
+    if SEARCH in across["policies"]:
+        console.print(
+            "search = the strong player: tactical's choices improved by playouts "
+            f"(at most {ACROSS_SEARCH_N} encounters per variant)",
+            style="dim",
+        )
+    if "search_left_out" in across:
+        left = across["search_left_out"]
+        console.print(left[0].upper() + left[1:] + ".", style="dim")
     for v in across["verdicts"]:
         style = "bold yellow" if v["kind"] in ("sign", "significance") else None
         console.print(v["text"][0].upper() + v["text"][1:] + ".", style=style, soft_wrap=True)

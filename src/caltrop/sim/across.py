@@ -23,9 +23,53 @@ from caltrop.sim.summary import differences
 
 #: The fast path's tactic, named like a policy in these comparisons.
 FAST = "fast"
-#: The policies compared by default, in this order (those registered; ``fast`` where it plays).
-#: The strong player (``search``, about a second per encounter) only when named: --policies.
-DEFAULT_POLICIES = ("tactical", "attack-weakest", "random", FAST)
+#: The strong player (:mod:`caltrop.sim.search`), seconds to minutes per encounter.
+SEARCH = "search"
+#: The policies compared by default, in this order (those registered; ``fast`` where it plays;
+#: ``search`` where it fits its budget, :func:`search_fits`).
+DEFAULT_POLICIES = ("tactical", "attack-weakest", "random", SEARCH, FAST)
+#: The strong player's budget in a comparison: at most this many encounters per variant...
+ACROSS_SEARCH_N = 40
+#: ...and, by default, only where they are estimated to take at most this many seconds.
+ACROSS_SEARCH_SECONDS = 300.0
+
+
+def search_seconds(definition: EncounterDef) -> float:
+    """Estimated CPU seconds of one encounter with ``search`` on both sides: one ``tactical``
+    play-out of it is timed (after another that warms the caches) and its decisions counted; each decision costs the search's budget
+    of playouts of half an encounter on average (an over-estimate: a decision with one legal
+    command is not searched)."""
+    import time
+
+    from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollDice
+    from caltrop.sim.search import DEFAULT_BUDGET
+    from caltrop.sim.tactics import TacticalPolicy
+
+    tactical = TacticalPolicy()
+    roll = RollDice()
+    for seed in (1, 0):  # the first warms the tactics' caches; the second is timed
+        began = time.process_time()
+        decisions = 0
+        encounter = Encounter.begin(definition, seed, record=False)
+        while (who := encounter.current()) != TERMINAL and encounter.round <= DEFAULT_MAX_ROUNDS:
+            if who == CHANCE:
+                encounter.apply(roll)
+            else:
+                encounter.apply(tactical.choose(encounter, who))
+                decisions += 1
+        took = max(time.process_time() - began, 1e-4)
+    return decisions * DEFAULT_BUDGET * took / 2
+
+
+def search_fits(
+    definition: EncounterDef, variants: Sequence[Variant], n: int, workers: int
+) -> tuple[bool, float]:
+    """Whether ``search`` plays ``min(n, ACROSS_SEARCH_N)`` encounters of each variant within
+    :data:`ACROSS_SEARCH_SECONDS` on ``workers`` processes, and the seconds estimated."""
+    count = min(n, ACROSS_SEARCH_N) * len(variants)
+    seconds = sum(search_seconds(v.apply(definition)) for v in variants[:1]) * count
+    seconds /= max(1, workers)
+    return seconds <= ACROSS_SEARCH_SECONDS, seconds
 
 
 def fast_tactic(definition: EncounterDef) -> str:
@@ -204,12 +248,17 @@ def across_tactics(
 
 
 __all__ = [
+    "ACROSS_SEARCH_N",
+    "ACROSS_SEARCH_SECONDS",
     "DEFAULT_POLICIES",
     "FAST",
+    "SEARCH",
     "across_tactics",
     "fast_tactic",
     "playable_policies",
     "run_under",
+    "search_fits",
+    "search_seconds",
     "tactic_rows",
     "verdicts",
 ]

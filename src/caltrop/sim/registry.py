@@ -116,7 +116,8 @@ register_policy(
     _search,
     deterministic=False,
     description=(
-        "the strong player: tries each legal command and plays the fight out several times "
-        "under tactical on its own dice, taking the command that wins most (caltrop.sim.search)"
+        "the strong player: weighs each legal command by the next roll exactly and playouts "
+        "under tactical after it, overruling tactical where that clearly wins more "
+        "(caltrop.sim.search)"
     ),
 )

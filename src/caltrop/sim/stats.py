@@ -9,6 +9,8 @@
   discordant pairs only — so it is much narrower than comparing two independent Wilson
   intervals. :func:`newcombe_paired` gives Newcombe's (1998, method 10) score-based interval for
   the same quantity, better behaved for small *n* or rates near 0 or 1.
+* :func:`mcnemar_exact` — the exact two-sided McNemar test of paired 0/1 outcomes (the sign
+  test of the discordant pairs), for head-to-head comparisons with few encounters.
 * :func:`distribution_summary` — mean, median, 90th percentile and histogram (rounds).
 * :func:`holm` — Holm's step-down adjustment of p-values, for sweeps that name a best value.
 """
@@ -106,6 +108,26 @@ def paired_p_value(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
         return 1.0 if mean == 0.0 else 0.0
     z = abs(mean) / (sd / math.sqrt(n))
     return 2 * (1 - NormalDist().cdf(z))
+
+
+def mcnemar_exact(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
+    """Exact two-sided p-value of H0: ``P(a wins, b loses) = P(a loses, b wins)`` on paired
+    0/1 outcomes (McNemar's test, exact: under H0 each discordant pair goes either way with
+    probability ½, so their split is Binomial(discordant, ½)). Concordant pairs carry no
+    information; with no discordant pair the p-value is 1."""
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("paired samples must be one-dimensional and of the same length")
+    if not (np.isin(x, (0.0, 1.0)).all() and np.isin(y, (0.0, 1.0)).all()):
+        raise ValueError("McNemar's test takes 0/1 outcomes")
+    up = int(((y == 1) & (x == 0)).sum())
+    down = int(((y == 0) & (x == 1)).sum())
+    m = up + down
+    if m == 0:
+        return 1.0
+    tail = sum(math.comb(m, k) for k in range(min(up, down) + 1))
+    return min(1.0, 2 * tail / float(2**m))
 
 
 def newcombe_paired(a: npt.ArrayLike, b: npt.ArrayLike, *, confidence: float = 0.95) -> Interval:
