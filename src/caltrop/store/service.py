@@ -321,10 +321,32 @@ class Tables:
         """The view of each viewer of one table who plays in its encounter now (the GM always),
         from one read of its state (a broadcast)."""
         located = self.repository.locate(table_id)
-        encounter = self._at_head(located)
+        return self._views(located, self._at_head(located), viewers)
+
+    @staticmethod
+    def _views(located: Located, encounter: Encounter, viewers: set[str]) -> dict[str, TableView]:
         shown = reveal_from(located.visibility)
         present = {c.id for c in encounter.creatures}
         return {v: view(encounter, v, shown) for v in viewers if v == GM or v in present}
+
+    def told(
+        self,
+        table_id: str,
+        events: Sequence[tuple[int, Mapping[str, Any]]],
+        viewers: set[str],
+    ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
+        """What a broadcast tells each viewer, from one read of the table: ``events`` as the
+        viewer may see them, and its view (as JSON-ready data; none for a creature that sits
+        the encounter out)."""
+        located = self.repository.locate(table_id)
+        encounter = self._at_head(located)
+        reveals = npc_reveals(encounter, reveal_from(located.visibility))
+        shown = {
+            v: [{"seq": seq, "event": visible_event(e, v, reveals)} for seq, e in events]
+            for v in viewers
+        }
+        views = {v: tv.as_dict() for v, tv in self._views(located, encounter, viewers).items()}
+        return shown, views
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
         """The events after ``last_seq`` as the seat may see them, each with its seq."""

@@ -21,7 +21,8 @@ async def broadcast(
     encounter_id: int | None = None,
 ) -> None:
     """Tell every socket of the table the new ``events`` (of ``encounter_id``) as its seat may
-    see them, then its view (one view per viewer, all from one read of the state). Events the
+    see them, then its view (one view per viewer, all from one read of the state, in one trip
+    to a worker thread). Events the
     sockets were already told are left out (another process's change may have been told
     first); clients drop any duplicate seq anyway."""
     subscribers = hub.subscribers(table_id)
@@ -36,14 +37,12 @@ async def broadcast(
     if encounter_id is not None and events:
         hub.tell(table_id, encounter_id, events[-1][0])
     viewers = {viewer_of(subscriber.seat) for subscriber in subscribers}
-    if events:  # the events first: they are small and ready now
-        shown = await run_in_threadpool(service.shown_events, table_id, events, viewers)
+    shown, views = await run_in_threadpool(service.told, table_id, events, viewers)
+    if events:  # the events first, then the views
         for subscriber in subscribers:
             await subscriber.queue.put(
                 {"type": "events", "events": shown[viewer_of(subscriber.seat)]}
             )
-    found = await run_in_threadpool(service.views, table_id, viewers)
-    views = {viewer: v.as_dict() for viewer, v in found.items()}
     for subscriber in hub.subscribers(table_id):
         seen = views.get(viewer_of(subscriber.seat))
         if seen is not None:  # a creature that sits this encounter out gets no view
