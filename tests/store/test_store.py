@@ -10,6 +10,7 @@ gap and no duplicate."
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 
 import pytest
@@ -218,3 +219,23 @@ def test_concurrent_commands_leave_one_gapless_log(database_url: str) -> None:
     assert views[0] == views[1]
     for e in engines:
         e.dispose()
+
+
+def test_a_seat_revoked_by_another_process_is_refused_within_seconds(
+    tables: Tables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seats are trusted for SEAT_SECONDS once looked up (no query per request); a revocation
+    made through another process's repository is refused once that time has passed."""
+    import caltrop.store.service as service
+
+    new = tables.create("orc-bridge", seed=1)
+    token = new.player_tokens["aria"]
+    assert tables.seat(token).creature_id == "aria"
+    other = Tables(Repository(tables.repository.engine))  # another process, same database
+    other.reissue(other.seat(new.gm_token), "aria")
+    assert tables.known_seat(token) is not None  # still trusted here for a moment
+    later = time.monotonic() + service.SEAT_SECONDS + 0.1
+    monkeypatch.setattr(service.time, "monotonic", lambda: later)
+    assert tables.known_seat(token) is None
+    with pytest.raises(RefusalError, match="revoked"):
+        tables.seat(token)

@@ -16,6 +16,7 @@ import json
 import secrets
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -52,6 +53,10 @@ from caltrop.table import HealthShown, Reveal, TableView, npc_reveals, view, vis
 from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
 
+#: how long a looked-up seat is trusted without asking the database again (a revocation made by
+#: another process takes effect within this time; one made here, at once)
+SEAT_SECONDS: Final = 2.0
+MAX_KNOWN_SEATS: Final = 10_000
 #: the longest command id a client may choose
 MAX_COMMAND_ID: Final = 100
 #: an upload of content: at most this many files, of at most MAX_FILE_BYTES each, this many
@@ -129,6 +134,8 @@ class Tables:
         self._cache: dict[int, _Cached] = {}
         self._cache_lock = threading.Lock()
         self._library_ready = False
+        #: seats looked up lately, by token hash, with when to look again
+        self._seats: dict[str, tuple[Seat, float]] = {}
 
     # -- the library ------------------------------------------------------------------------
 
@@ -227,10 +234,28 @@ class Tables:
 
     def seat(self, token: str) -> Seat:
         """The seat of a token; 401 if there is none or it was revoked."""
-        seat = self.repository.seat_by_token_hash(token_hash(token))
+        known = self.known_seat(token)
+        if known is not None:
+            return known
+        hashed = token_hash(token)
+        seat = self.repository.seat_by_token_hash(hashed)
         if seat is None or seat.revoked:
             raise RefusalError(401, "unknown or revoked seat token")
+        with self._cache_lock:
+            if len(self._seats) >= MAX_KNOWN_SEATS:
+                self._seats.clear()
+            self._seats[hashed] = (seat, time.monotonic() + SEAT_SECONDS)
         return seat
+
+    def known_seat(self, token: str) -> Seat | None:
+        """The seat of a token this process looked up less than :data:`SEAT_SECONDS` ago (no
+        query; a revocation here forgets it at once, one in another process within that
+        time), else None."""
+        with self._cache_lock:
+            found = self._seats.get(token_hash(token))
+        if found is None or found[1] < time.monotonic():
+            return None
+        return found[0]
 
     def set_visibility(self, seat: Seat, shown: Mapping[str, Mapping[str, Any]]) -> None:
         """The GM sets what players see of NPCs: id → {health: exact|label|hidden, aspects,
@@ -305,6 +330,10 @@ class Tables:
             )
         token = secrets.token_urlsafe(32)
         revoked = self.repository.reissue_seat(seat.table_id, creature_id, token_hash(token))
+        with self._cache_lock:
+            for hashed, (known, _) in list(self._seats.items()):
+                if known.id in revoked:
+                    del self._seats[hashed]
         return token, revoked
 
     # -- reading ----------------------------------------------------------------------------

@@ -100,10 +100,16 @@ def _tables(request: Request) -> Tables:
     return service
 
 
-def _seat(request: Request, authorization: Annotated[str | None, Header()] = None) -> Seat:
-    """The seat of the request's token (bearer header, else the seat cookie); 401 if none."""
+async def _seat(request: Request, authorization: Annotated[str | None, Header()] = None) -> Seat:
+    """The seat of the request's token (bearer header, else the seat cookie); 401 if none. A
+    seat looked up a moment ago needs no trip to the database (nor to a worker thread)."""
     token = _token(authorization, request.cookies.get(COOKIE))
-    return _tables(request).seat(token)
+    service = _tables(request)
+    known = service.known_seat(token)
+    if known is not None:
+        return known
+    found: Seat = await run_in_threadpool(service.seat, token)
+    return found
 
 
 TablesDep = Annotated[Tables, Depends(_tables)]
