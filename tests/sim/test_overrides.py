@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from caltrop.content import load_encounter
@@ -100,3 +102,25 @@ def test_sweep_values() -> None:
     )
     with pytest.raises(OverrideError, match="never reaches"):
         parse_values("2..8..-1")
+
+
+@pytest.mark.parametrize(
+    ("encounter", "variant", "words"),
+    [
+        ("bridge-duel-ap", "load_reset=round", "Action Load module (R19)"),
+        ("bridge-duel-ap", "revision=legacy", "Action Load module (R20)"),
+        ("duel", "off_turn_actions=reactions", "Action Point module (R32)"),
+        ("duel", "min_spacing=1", "Action Point module (R34)"),
+    ],
+)
+def test_a_variant_of_the_other_modules_option_is_refused(
+    encounter: str, variant: str, words: str
+) -> None:
+    """An option only one module reads (R19 load reset, R20 revision: Action Load; R32
+    off-turn actions, R34 spacing: Action Points) changes nothing in the other module's
+    encounter: a variant of it would report "+0.0 pp" as if it had answered the question."""
+    from caltrop.content import load_encounter
+    from caltrop.sim.overrides import OverrideError, apply_overrides, parse_variant
+
+    with pytest.raises(OverrideError, match=re.escape(words)):
+        apply_overrides(load_encounter(encounter), parse_variant(variant).overrides)

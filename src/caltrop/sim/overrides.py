@@ -31,9 +31,9 @@ import enum
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-from caltrop.core.model import CreatureDef, EncounterDef, Ruleset
+from caltrop.core.model import CreatureDef, Economy, EncounterDef, Ruleset
 from caltrop.dice.ast import Expr
 from caltrop.dice.parse import parse
 from caltrop.economy.action_points import STAT_DEFAULTS
@@ -189,9 +189,30 @@ def _check_as_content(definition: EncounterDef, overrides: Sequence[Override]) -
         raise OverrideError(f"{_short(shown)}: {exc}") from None
 
 
+#: Ruleset options only one module reads (the Ruleset's docstring): a variant of one on an
+#: encounter of the other module would change nothing, and say it answered a question.
+MODULE_OPTIONS: Final[dict[str, tuple[Economy, str]]] = {
+    "revision": (Economy.ACTION_LOAD, "R20"),
+    "load_reset": (Economy.ACTION_LOAD, "R19"),
+    "gm_roll_counts_load": (Economy.ACTION_LOAD, "R17"),
+    "off_turn_actions": (Economy.ACTION_POINTS, "R32"),
+    "multi_weapon_halving": (Economy.ACTION_POINTS, "R38"),
+    "min_spacing": (Economy.ACTION_POINTS, "R34"),
+}
+_MODULE_NAMES: Final = {Economy.ACTION_LOAD: "Action Load", Economy.ACTION_POINTS: "Action Point"}
+
+
 def _apply_one(definition: EncounterDef, override: Override) -> EncounterDef:
     path = override.path[1:] if override.path[0] == "ruleset" else override.path
     text = _short(str(override), 80)  # how error messages name it
+    if len(path) == 1 and path[0] in MODULE_OPTIONS:
+        module, ruling = MODULE_OPTIONS[path[0]]
+        if definition.ruleset.economy is not module:
+            raise OverrideError(
+                f"{text}: {path[0]} is an option of the {_MODULE_NAMES[module]} module "
+                f"({ruling}); {definition.name} plays the "
+                f"{_MODULE_NAMES[definition.ruleset.economy]} module, so it would change nothing"
+            )
     if len(path) == 1:
         ruleset = _set(definition.ruleset, path, override.value, text)
         assert isinstance(ruleset, Ruleset)
