@@ -5,7 +5,7 @@ returns its targets; the runner prints every target with PASS / MISS (a failed c
 is FAIL) and exits 0 only when all are met. With no SECTION every section runs.
 
 A section is a module of this package with ``run(console, *, quick) -> list[Target]``; add one by
-adding a line to :data:`SECTIONS` (the encounter engine and the simulator will come next).
+adding a line to :data:`SECTIONS`.
 """
 
 from __future__ import annotations

@@ -369,11 +369,7 @@ class Tables:
         the encounter out)."""
         located = self.repository.locate(table_id)
         encounter = self._at_head(located)
-        reveals = npc_reveals(encounter, reveal_from(located.visibility))
-        shown = {
-            v: [{"seq": seq, "event": visible_event(e, v, reveals)} for seq, e in events]
-            for v in viewers
-        }
+        shown = self._shown(located, encounter, events, viewers)
         views = {v: tv.as_dict() for v, tv in self._views(located, encounter, viewers).items()}
         return shown, views
 
@@ -392,7 +388,16 @@ class Tables:
         """Each viewer's ``{seq, event}`` list of ``events`` of the table's encounter now, as
         that viewer may see them (:func:`caltrop.table.visible_event`)."""
         located = self.repository.locate(table_id)
-        reveals = npc_reveals(self._at_head(located), reveal_from(located.visibility))
+        return self._shown(located, self._at_head(located), events, viewers)
+
+    @staticmethod
+    def _shown(
+        located: Located,
+        encounter: Encounter,
+        events: Sequence[tuple[int, Mapping[str, Any]]],
+        viewers: set[str],
+    ) -> dict[str, list[dict[str, Any]]]:
+        reveals = npc_reveals(encounter, reveal_from(located.visibility))
         return {
             viewer: [{"seq": seq, "event": visible_event(e, viewer, reveals)} for seq, e in events]
             for viewer in viewers

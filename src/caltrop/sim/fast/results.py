@@ -110,19 +110,7 @@ class Outputs:
         sides = tuple(c.side for c in definition.participants)
         if not self.details:
             return FastResult(seed, first, ids, sides, self.winner, self.rounds)
-        return FastResult(
-            seed,
-            first,
-            ids,
-            sides,
-            self.winner,
-            self.rounds,
-            self.dealt,
-            self.team,
-            self.spent,
-            self.down,
-            self.health,
-        )
+        return FastResult(seed, first, ids, sides, *self.arrays())
 
 
 #: One parallel kernel at a time per process: the fork-safe threading layer (numba's
