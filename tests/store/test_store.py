@@ -99,6 +99,28 @@ def test_commands_are_committed_and_the_state_is_a_replay(tables: Tables) -> Non
     assert replayed(tables, new.table_id).snapshot() == replayed(again, new.table_id).snapshot()
 
 
+def test_what_a_command_tells_the_sockets_is_what_a_later_read_tells_them(
+    tables: Tables,
+) -> None:
+    """The broadcast of a command is worked out in the command's own trip (issue 11: "commits
+    the events, then acknowledges and broadcasts") from the state it committed: the same
+    events as each viewer may see them, and the same views, as a read of the table after it."""
+    new = tables.create("orc-bridge", seed=3)
+    bron = tables.seat(new.player_tokens["bron"])
+    viewers = {"gm", "bron", "aria"}
+    accepted = tables.submit(bron, "bron: strike orc-brute", "t1", tell=viewers)
+    assert accepted.told is not None
+    assert accepted.told == tables.told(new.table_id, accepted.events, viewers)
+    shown, views = accepted.told
+    assert set(views) == viewers
+    assert views["gm"]["seq"] == accepted.answer["seq"]
+    assert [e["seq"] for e in shown["bron"]] == [seq for seq, _ in accepted.events]
+    # asked for nothing, it works nothing out; a retry tells nobody again
+    gm = tables.seat(new.gm_token)
+    assert tables.submit(gm, "gm: damage orc-brute 1", "t2").told is None
+    assert tables.submit(bron, "bron: strike orc-brute", "t1", tell=viewers).told is None
+
+
 def test_a_retry_gets_the_stored_answer_and_applies_nothing(tables: Tables) -> None:
     new = tables.create("orc-bridge", seed=3)
     bron = tables.seat(new.player_tokens["bron"])

@@ -60,6 +60,7 @@ def serve(
     from caltrop.store import Repository, default_url, open_database
     from caltrop.store.service import RefusalError, Tables
     from caltrop.web import Settings, create_app
+    from caltrop.web.collector import settle_for_serving
 
     errors = Console(stderr=True)
     shown_host = _lan_address() if host in ("0.0.0.0", "::") else host
@@ -92,4 +93,5 @@ def serve(
         "API: 'Authorization: Bearer TOKEN'; POST /api/commands, GET /api/view, WS /ws; /docs"
     )
     app = create_app(Settings(database_url=url, base_url=base))
+    settle_for_serving()  # short collector pauses (issue 11's p99)
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,9 +1,11 @@
 """Every query of the store. Callers get plain frozen records, never ORM rows or sessions.
 
-Writes to an encounter's log go through :meth:`Repository.write`: one transaction that takes
+Writes to an encounter's log go through :meth:`Repository.append`: a transaction that takes
 the encounter's lock up front (``BEGIN IMMEDIATE`` on SQLite, ``SELECT … FOR UPDATE`` on the
 encounter's row elsewhere), so the head a writer reads is still the head when it appends;
-``UNIQUE(encounter_id, seq)`` is the last guard (a breach is :class:`ConflictError`).
+``UNIQUE(encounter_id, seq)`` is the last guard (a breach is :class:`ConflictError`). On
+SQLite the appends of many tables share one transaction and one sync to disk
+(:mod:`caltrop.store.group_commit`), each in a savepoint of its own.
 
 On PostgreSQL every change of a table also sends ``NOTIFY caltrop`` (:data:`CHANNEL`) with the
 table's id inside the same transaction, so PostgreSQL delivers it exactly when the change is
@@ -12,13 +14,11 @@ committed, to every process listening (:mod:`caltrop.store.listen`).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import IntegrityError
@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from caltrop.errors import CaltropError
 from caltrop.store.database import WRITE
+from caltrop.store.group_commit import GroupCommit
 from caltrop.store.models import (
     CommandRow,
     EncounterRow,
@@ -38,6 +39,8 @@ from caltrop.store.models import (
 #: The PostgreSQL notification channel of table changes; the payload is
 #: ``{"table": id, "kind": "events" | "encounter" | "visibility"}``.
 CHANNEL: Final = "caltrop"
+
+R = TypeVar("R")
 
 
 class ConflictError(CaltropError):
@@ -197,9 +200,10 @@ class Repository:
         self._write = sessionmaker(
             engine.execution_options(**{WRITE: True}), expire_on_commit=False
         )
-        #: SQLite has one writer at a time: this process's writers queue here, in order, rather
-        #: than in SQLite's busy handler (which sleeps and retries with growing pauses)
-        self._writer_lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+        #: SQLite has one writer at a time: this process's appends queue here and are committed
+        #: together (one sync to disk a batch), not in SQLite's busy handler (which sleeps and
+        #: retries with growing pauses); PostgreSQL commits concurrent transactions itself
+        self._group = GroupCommit(self._write) if engine.dialect.name == "sqlite" else None
 
     # -- tables and seats -------------------------------------------------------------------
 
@@ -410,27 +414,38 @@ class Repository:
             )
             return {str(t): (int(e), int(h)) for t, e, h in rows}
 
-    @contextmanager
-    def write(self, encounter_id: int) -> Iterator[LogWriter]:
-        """A write transaction on one encounter's log, holding its lock; commits on leaving
-        (raises :class:`ConflictError` if the unique seq was taken), rolls back on an exception."""
-        with self._writer_lock or contextlib.nullcontext(), self._writing(encounter_id) as log:
-            yield log
+    def append(self, encounter_id: int, work: Callable[[LogWriter], R]) -> R:
+        """``work`` inside a write transaction on one encounter's log, holding its lock; its
+        result once that is committed. Raises what ``work`` raised (nothing it wrote is kept),
+        :class:`ConflictError` if the unique seq was taken."""
+        if self._group is None:
+            with self._writing(encounter_id) as log:
+                return work(log)
+
+        def inside(session: Session) -> R:  # SQLite: BEGIN IMMEDIATE locked the database
+            result = work(LogWriter(session, encounter_id, None))
+            try:
+                session.flush()
+            except IntegrityError as exc:
+                raise ConflictError(
+                    f"encounter {encounter_id}: the log moved on meanwhile"
+                ) from exc
+            return result
+
+        return self._group.run(inside)
 
     @contextmanager
     def _writing(self, encounter_id: int) -> Iterator[LogWriter]:
         session = self._write()
         try:
             session.begin()
-            table_id: str | None = None
-            if self.engine.dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE locked already
-                table_id = session.scalar(
-                    select(EncounterRow.table_id)
-                    .where(EncounterRow.id == encounter_id)
-                    .with_for_update()
-                )
-                if table_id is None:
-                    raise NotFoundError(f"no encounter {encounter_id}")
+            table_id = session.scalar(
+                select(EncounterRow.table_id)
+                .where(EncounterRow.id == encounter_id)
+                .with_for_update()
+            )
+            if table_id is None:
+                raise NotFoundError(f"no encounter {encounter_id}")
             yield LogWriter(session, encounter_id, table_id)
             try:
                 session.commit()

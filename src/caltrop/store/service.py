@@ -6,7 +6,10 @@ which holds the database's lock), :meth:`Tables.submit` checks the seat's right
 settles rolls with no dice, appends the new events with the command's answer, and only once that
 is committed replaces the cached state and returns. A retry with the same ``command_id`` gets the
 stored answer; a stale ``expected_seq`` is refused with the current head; a refused command
-stores nothing.
+stores nothing. On SQLite the appends of commands arriving together are committed together
+(:mod:`caltrop.store.group_commit`). Asked to, :meth:`Tables.submit` also works out what the
+table's sockets are to be told (each viewer's events and view) from the state it has just
+committed, in the same trip, so a broadcast needs no second read.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
@@ -44,6 +47,7 @@ from caltrop.errors import CaltropError
 from caltrop.store.repository import (
     LibraryEntry,
     Located,
+    LogWriter,
     NewSeat,
     NotFoundError,
     Repository,
@@ -99,6 +103,14 @@ class Accepted:
     replayed: bool = False
     #: the encounter whose log the events were appended to
     encounter_id: int | None = None
+    #: what the sockets are told (each viewer's events and view), if :meth:`Tables.submit`
+    #: was asked for it
+    told: Told | None = None
+
+
+#: what a broadcast tells each viewer: the new events as it may see them, and its view as
+#: JSON-ready data (none for a creature that sits the encounter out)
+Told = tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]
 
 
 @dataclass
@@ -353,7 +365,7 @@ class Tables:
         return self._views(located, self._at_head(located), viewers)
 
     @staticmethod
-    def _views(located: Located, encounter: Encounter, viewers: set[str]) -> dict[str, TableView]:
+    def _views(located: Located, encounter: Encounter, viewers: Set[str]) -> dict[str, TableView]:
         shown = reveal_from(located.visibility)
         present = {c.id for c in encounter.creatures}
         return {v: view(encounter, v, shown) for v in viewers if v == GM or v in present}
@@ -363,14 +375,23 @@ class Tables:
         table_id: str,
         events: Sequence[tuple[int, Mapping[str, Any]]],
         viewers: set[str],
-    ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
+    ) -> Told:
         """What a broadcast tells each viewer, from one read of the table: ``events`` as the
         viewer may see them, and its view (as JSON-ready data; none for a creature that sits
         the encounter out)."""
         located = self.repository.locate(table_id)
-        encounter = self._at_head(located)
-        shown = self._shown(located, encounter, events, viewers)
-        views = {v: tv.as_dict() for v, tv in self._views(located, encounter, viewers).items()}
+        return self._told(located, self._at_head(located), events, viewers)
+
+    @classmethod
+    def _told(
+        cls,
+        located: Located,
+        encounter: Encounter,
+        events: Sequence[tuple[int, Mapping[str, Any]]],
+        viewers: Set[str],
+    ) -> Told:
+        shown = cls._shown(located, encounter, events, viewers)
+        views = {v: tv.as_dict() for v, tv in cls._views(located, encounter, viewers).items()}
         return shown, views
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
@@ -395,7 +416,7 @@ class Tables:
         located: Located,
         encounter: Encounter,
         events: Sequence[tuple[int, Mapping[str, Any]]],
-        viewers: set[str],
+        viewers: Set[str],
     ) -> dict[str, list[dict[str, Any]]]:
         reveals = npc_reveals(encounter, reveal_from(located.visibility))
         return {
@@ -454,57 +475,71 @@ class Tables:
     # -- the command path -------------------------------------------------------------------
 
     def submit(
-        self, seat: Seat, text: str, command_id: str, expected_seq: int | None = None
+        self,
+        seat: Seat,
+        text: str,
+        command_id: str,
+        expected_seq: int | None = None,
+        *,
+        tell: Set[str] = frozenset(),
     ) -> Accepted:
-        """Apply one command for ``seat`` and commit it; see the module's docstring."""
+        """Apply one command for ``seat`` and commit it; see the module's docstring. With
+        ``tell`` (viewers), the answer carries what each is to be told (:attr:`Accepted.told`)."""
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise RefusalError(422, f"command_id must be 1 to {MAX_COMMAND_ID} characters")
-        encounter_id = self.repository.locate(seat.table_id).encounter_id
+        located = self.repository.locate(seat.table_id)
+        encounter_id = located.encounter_id
         cached = self._cached(encounter_id)
+
+        def work(log: LogWriter) -> tuple[Accepted, Encounter | None]:
+            stored = log.answer(command_id)
+            if stored is not None:
+                if stored.get("seat") != seat.id:
+                    raise RefusalError(409, f"command_id {command_id!r} was used by another seat")
+                return Accepted(stored, seat.table_id, replayed=True), None
+            head = log.head()
+            if expected_seq is not None and expected_seq != head:
+                raise RefusalError(
+                    409, f"stale expected_seq {expected_seq}: the log is at {head}", head=head
+                )
+            current = cached.encounter
+            if len(current.events) - 1 != head:  # another process appended: catch up
+                current = _advanced(current, log.events(len(current.events) - 1))
+            try:
+                command = _command(text, current)
+            except CaltropError as exc:
+                raise RefusalError(422, str(exc)) from None
+            why = refusal(current, None if seat.role == "gm" else seat.creature_id, command)
+            if why is not None:
+                raise RefusalError(403, why)
+            after = current.clone()
+            try:
+                outcome = after.apply(command)
+            except CaltropError as exc:
+                raise RefusalError(422, str(exc)) from None
+            settled = after.settle()
+            new = tuple((seq, after.events[seq]) for seq in range(head + 1, len(after.events)))
+            answer: dict[str, Any] = {
+                "accepted": True,
+                "seat": seat.id,
+                "command": str(command),
+                "seq": new[-1][0],
+                "first_seq": head + 1,
+                "outcomes": [outcome_json(o) for o in ([outcome] if outcome else []) + settled],
+            }
+            log.append(new, command_id=command_id, seat_id=seat.id, answer=answer)
+            return Accepted(answer, seat.table_id, new, encounter_id=encounter_id), after
+
         with cached.lock:
-            with self.repository.write(encounter_id) as log:
-                stored = log.answer(command_id)
-                if stored is not None:
-                    if stored.get("seat") != seat.id:
-                        raise RefusalError(
-                            409, f"command_id {command_id!r} was used by another seat"
-                        )
-                    return Accepted(stored, seat.table_id, replayed=True)
-                head = log.head()
-                if expected_seq is not None and expected_seq != head:
-                    raise RefusalError(
-                        409, f"stale expected_seq {expected_seq}: the log is at {head}", head=head
-                    )
-                current = cached.encounter
-                if len(current.events) - 1 != head:  # another process appended: catch up
-                    current = _advanced(current, log.events(len(current.events) - 1))
-                try:
-                    command = _command(text, current)
-                except CaltropError as exc:
-                    raise RefusalError(422, str(exc)) from None
-                why = refusal(current, None if seat.role == "gm" else seat.creature_id, command)
-                if why is not None:
-                    raise RefusalError(403, why)
-                after = current.clone()
-                try:
-                    outcome = after.apply(command)
-                except CaltropError as exc:
-                    raise RefusalError(422, str(exc)) from None
-                settled = after.settle()
-                new = tuple((seq, after.events[seq]) for seq in range(head + 1, len(after.events)))
-                answer: dict[str, Any] = {
-                    "accepted": True,
-                    "seat": seat.id,
-                    "command": str(command),
-                    "seq": new[-1][0],
-                    "first_seq": head + 1,
-                    "outcomes": [outcome_json(o) for o in ([outcome] if outcome else []) + settled],
-                }
-                log.append(new, command_id=command_id, seat_id=seat.id, answer=answer)
-            # committed (the write has left its block), still under the lock: a reader never
-            # sees a head the cache lacks, so it never replays for nothing
-            cached.encounter = after
-        return Accepted(answer, seat.table_id, new, encounter_id=encounter_id)
+            accepted, after = self.repository.append(encounter_id, work)
+            # committed, still under the lock: a reader never sees a head the cache lacks, so
+            # it never replays for nothing
+            if after is not None:
+                cached.encounter = after
+        if tell and after is not None:
+            told = self._told(located, after, accepted.events, tell)
+            accepted = replace(accepted, told=told)
+        return accepted
 
     # -- state ------------------------------------------------------------------------------
 

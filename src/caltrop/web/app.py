@@ -63,7 +63,7 @@ from caltrop.store.service import (
     uploaded_encounter,
 )
 from caltrop.web import pages
-from caltrop.web.broadcast import announce_encounter, broadcast, catch_up
+from caltrop.web.broadcast import announce_encounter, broadcast, catch_up, viewers
 from caltrop.web.hub import Hub, Subscriber
 from caltrop.web.schemas import (
     CommandIn,
@@ -281,12 +281,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def post_command(
         body: CommandIn, service: TablesDep, seat_: SeatDep
     ) -> Mapping[str, Any]:
+        hub: Hub = app.state.hub
         accepted: Accepted = await run_in_threadpool(
-            service.submit, seat_, body.command, body.command_id, body.expected_seq
+            lambda: service.submit(
+                seat_,
+                body.command,
+                body.command_id,
+                body.expected_seq,
+                tell=viewers(hub, seat_.table_id),
+            )
         )
         if not accepted.replayed:  # committed above: only now is anyone told
             await broadcast(
-                app.state.hub, service, accepted.table_id, accepted.events, accepted.encounter_id
+                hub,
+                service,
+                accepted.table_id,
+                accepted.events,
+                accepted.encounter_id,
+                accepted.told,
             )
         return {k: v for k, v in accepted.answer.items() if k != "seat"}
 

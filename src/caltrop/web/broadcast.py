@@ -9,7 +9,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from caltrop.store.service import Tables, viewer_of
+from caltrop.store.service import Tables, Told, viewer_of
 from caltrop.web.hub import Hub
 
 
@@ -19,10 +19,12 @@ async def broadcast(
     table_id: str,
     events: Sequence[tuple[int, Mapping[str, Any]]] = (),
     encounter_id: int | None = None,
+    told: Told | None = None,
 ) -> None:
     """Tell every socket of the table the new ``events`` (of ``encounter_id``) as its seat may
     see them, then its view (one view per viewer, all from one read of the state, in one trip
-    to a worker thread). Events the
+    to a worker thread — or ``told``, worked out by the command that made the events; a socket
+    whose viewer it lacks opened meanwhile and got its view from its hello). Events the
     sockets were already told are left out (another process's change may have been told
     first); clients drop any duplicate seq anyway."""
     subscribers = hub.subscribers(table_id)
@@ -33,20 +35,27 @@ async def broadcast(
         new = [(seq, e) for seq, e in events if seq > known[1]]
         if events and not new:  # told already, views and all, by another path
             return
-        events = new
+        if len(new) != len(events):  # partly told: what is left is worked out here
+            events, told = new, None
     if encounter_id is not None and events:
         hub.tell(table_id, encounter_id, events[-1][0])
-    viewers = {viewer_of(subscriber.seat) for subscriber in subscribers}
-    shown, views = await run_in_threadpool(service.told, table_id, events, viewers)
+    if told is None:
+        told = await run_in_threadpool(service.told, table_id, events, viewers(hub, table_id))
+    shown, views = told
     if events:  # the events first, then the views
         for subscriber in subscribers:
-            await subscriber.queue.put(
-                {"type": "events", "events": shown[viewer_of(subscriber.seat)]}
-            )
+            listed = shown.get(viewer_of(subscriber.seat))
+            if listed is not None:
+                await subscriber.queue.put({"type": "events", "events": listed})
     for subscriber in hub.subscribers(table_id):
         seen = views.get(viewer_of(subscriber.seat))
         if seen is not None:  # a creature that sits this encounter out gets no view
             await subscriber.queue.put({"type": "view", "view": seen})
+
+
+def viewers(hub: Hub, table_id: str) -> set[str]:
+    """Who watches the table from this process (the GM, creatures' ids)."""
+    return {viewer_of(subscriber.seat) for subscriber in hub.subscribers(table_id)}
 
 
 async def announce_encounter(hub: Hub, service: Tables, table_id: str) -> None:

@@ -38,7 +38,7 @@ from caltrop.store.repository import Seat
 from caltrop.store.service import MAX_UPLOAD_BYTES as MAX_CONTENT_BYTES
 from caltrop.store.service import NewTable, RefusalError, Tables
 from caltrop.web import seating
-from caltrop.web.broadcast import announce_encounter, broadcast, catch_up
+from caltrop.web.broadcast import announce_encounter, broadcast, catch_up, viewers
 from caltrop.web.forms import FormError, command_text
 from caltrop.web.hub import Hub
 from caltrop.web.screen import qr_svg, render, screen_context, screen_fragments
@@ -236,14 +236,18 @@ async def command(request: Request) -> HTMLResponse:
         text = command_text(fields)
         command_id = (fields.get("command_id") or [""])[0]
         service = _service(request)
-        accepted = await run_in_threadpool(service.submit, seat, text, command_id)
+        hub = _hub(request)
+        tell = viewers(hub, seat.table_id)
+        accepted = await run_in_threadpool(
+            lambda: service.submit(seat, text, command_id, tell=tell)
+        )
     except FormError as exc:
         return _answer(str(exc), 422, ok=False)
     except RefusalError as exc:
         return _answer(exc.reason, exc.status, ok=False)
     if not accepted.replayed:
         await broadcast(
-            _hub(request), service, accepted.table_id, accepted.events, accepted.encounter_id
+            hub, service, accepted.table_id, accepted.events, accepted.encounter_id, accepted.told
         )
     return _answer("")
 
