@@ -22,6 +22,8 @@ import argparse
 import asyncio
 import concurrent.futures
 import contextlib
+import gc
+import multiprocessing
 import os
 import random
 import socket
@@ -110,7 +112,7 @@ async def _table(
     seed: int,
     latencies: list[float],
     think: float = 0.0,
-    ready: asyncio.Barrier | None = None,
+    ready: Seated | None = None,
 ) -> int:
     table = (
         await client.post("/api/tables", json={"encounter": "goblin-ambush", "seed": seed})
@@ -135,7 +137,7 @@ async def _drive(
     seats: dict[str, str],
     stack: contextlib.AsyncExitStack,
     think: float = 0.0,
-    ready: asyncio.Barrier | None = None,
+    ready: Seated | None = None,
 ) -> int:
     rng = random.Random(seed)
     sent = 0
@@ -151,8 +153,8 @@ async def _drive(
         await session.send_json({"hello": {"last_seq": 0}})
     for s in sockets.values():
         await s.until(0)
-    if ready is not None:  # play starts once every table of this process is seated
-        await ready.wait()
+    if ready is not None:  # play starts once every table of every load process is seated
+        await ready.seated()
     for _ in range(commands):
         if think > 0:
             await asyncio.sleep(rng.expovariate(1 / think))
@@ -170,11 +172,7 @@ async def _drive(
             break
         command = rng.choice(options)["command"]
         start = time.perf_counter()
-        answer = await client.post(
-            "/api/commands",
-            json={"command": command, "command_id": f"{seed}-{sent}"},
-            headers={"Authorization": f"Bearer {seats[seat]}"},
-        )
+        answer = await _post_command(client, command, f"{seed}-{sent}", seats[seat])
         if answer.status_code != 200:
             raise RuntimeError(f"{command}: {answer.status_code} {answer.text}")
         seq = int(answer.json()["seq"])
@@ -185,6 +183,25 @@ async def _drive(
     for task in readers:
         task.cancel()
     return sent
+
+
+async def _post_command(
+    client: httpx.AsyncClient, command: str, command_id: str, token: str
+) -> httpx.Response:
+    """POST a command; sent again, with the same ``command_id``, if the connection was closed
+    under it (a keep-alive connection the server closed as the request left: a retry gets the
+    stored answer, never a second application — the issue's retry rule)."""
+    for attempt in range(3):
+        try:
+            return await client.post(
+                "/api/commands",
+                json={"command": command, "command_id": command_id},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 async def _echo_table(
@@ -229,13 +246,45 @@ class Figures:
         return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
 
 
+@dataclass
+class Seated:
+    """Holds a load process's tables until every table of every load process is seated (a
+    process that starts playing while another still connects its sockets would time its
+    commands against the seating of the other's tables): the last table seated here waits at
+    ``everyone`` (a barrier shared by the load processes), then all play."""
+
+    tables: int
+    everyone: Any = None  # a multiprocessing barrier, or None for one process
+    count: int = 0
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def seated(self) -> None:
+        self.count += 1
+        if self.count == self.tables:
+            if self.everyone is not None:
+                await asyncio.to_thread(self.everyone.wait, 600)
+            _collector_off()
+            self.go.set()
+        await self.go.wait()
+
+
+def _collector_off() -> None:
+    """Stop this load process's garbage collector for the play (and freeze what the seating
+    made): the process stands for hundreds of phones, each with its own memory and collector;
+    the full passes of one Python process holding 500 sockets (150-250 ms, seen with gc
+    callbacks) would show up as the server's latency. The server's own collector runs."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+
+
 async def _drive_tables(
-    base: str, seeds: list[int], commands: int, think: float
+    base: str, seeds: list[int], commands: int, think: float, everyone: Any = None
 ) -> tuple[int, list[float]]:
     """One load process: its share of the tables, driven concurrently."""
     limits = httpx.Limits(max_connections=len(seeds) * 6 + 10)
     latencies: list[float] = []
-    ready = asyncio.Barrier(len(seeds))
+    ready = Seated(len(seeds), everyone)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
         counts = await asyncio.gather(
             *(_table(client, base, commands, seed, latencies, think, ready) for seed in seeds)
@@ -253,9 +302,9 @@ async def _echo_tables(base: str, tables: int, messages: int) -> tuple[int, list
     return sum(counts), latencies
 
 
-def _load_process(job: tuple[str, list[int], int, float]) -> tuple[int, list[float]]:
-    base, seeds, commands, think = job
-    return asyncio.run(_drive_tables(base, seeds, commands, think))
+def _load_process(job: tuple[str, list[int], int, float, Any]) -> tuple[int, list[float]]:
+    base, seeds, commands, think, everyone = job
+    return asyncio.run(_drive_tables(base, seeds, commands, think, everyone))
 
 
 def _echo_process(job: tuple[str, int, int]) -> tuple[int, list[float]]:
@@ -296,9 +345,11 @@ def _run(
     try:
         base = f"http://127.0.0.1:{port}"
         shares = [list(range(k, tables, clients)) for k in range(clients)]
-        count, wall, latencies = _in_processes(
-            _load_process, [(base, seeds, commands, think) for seeds in shares]
-        )
+        with multiprocessing.Manager() as manager:
+            everyone = manager.Barrier(len(shares))
+            count, wall, latencies = _in_processes(
+                _load_process, [(base, seeds, commands, think, everyone) for seeds in shares]
+            )
         paced = f", players thinking {think:g} s on average" if think else ""
         print(f"{tables} tables × 5 sockets, {db.split(':')[0]}{paced}, {clients} load process(es)")
         print(_figures("caltrop", count, wall, latencies))

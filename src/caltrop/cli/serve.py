@@ -17,6 +17,11 @@ from rich.markup import escape
 
 from caltrop.errors import CaltropError
 
+#: How long an idle HTTP connection is kept open: a player's phone sends a command every few
+#: seconds to a minute, and a kept connection saves a handshake per command (uvicorn's 5 s
+#: default suits a proxy in front of it, which keeps its own)
+KEEP_ALIVE_SECONDS = 30
+
 
 def _lan_address() -> str:
     """This machine's address on its network (what phones on the same wifi open), found by
@@ -94,4 +99,6 @@ def serve(
     )
     app = create_app(Settings(database_url=url, base_url=base))
     settle_for_serving()  # short collector pauses (issue 11's p99)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(
+        app, host=host, port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_SECONDS
+    )

@@ -25,12 +25,15 @@ def default_url() -> str:
     return f"sqlite:///{folder / 'caltrop.db'}"
 
 
-def open_database(url: str | None = None, *, migrate_now: bool = True) -> Engine:
+def open_database(
+    url: str | None = None, *, migrate_now: bool = True, autocheckpoint: bool = True
+) -> Engine:
     """An engine on ``url`` (default: :func:`default_url`), migrated to the newest schema.
 
     SQLite gets WAL mode, a busy timeout and foreign keys, and its write transactions begin
     with ``BEGIN IMMEDIATE`` (the write lock up front, so two writers never both read a head
-    and then race to append).
+    and then race to append). ``autocheckpoint=False``: no commit checkpoints the write-ahead
+    log; the caller does (:class:`caltrop.store.checkpoint.Checkpointer`).
     """
     url = url or default_url()
     parsed = make_url(url)
@@ -39,7 +42,7 @@ def open_database(url: str | None = None, *, migrate_now: bool = True) -> Engine
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
-        _sqlite_setup(engine)
+        _sqlite_setup(engine, autocheckpoint=autocheckpoint)
     else:
         engine = create_engine(url, pool_pre_ping=True)
     if migrate_now:
@@ -47,7 +50,7 @@ def open_database(url: str | None = None, *, migrate_now: bool = True) -> Engine
     return engine
 
 
-def _sqlite_setup(engine: Engine) -> None:
+def _sqlite_setup(engine: Engine, *, autocheckpoint: bool = True) -> None:
     """SQLAlchemy's recipe for SQLite transactions: pysqlite's own BEGIN is switched off and
     the engine emits ``BEGIN`` (readers) or ``BEGIN IMMEDIATE`` (writers) itself."""
 
@@ -59,6 +62,8 @@ def _sqlite_setup(engine: Engine) -> None:
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=FULL")
+        if not autocheckpoint:
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
 
     @event.listens_for(engine, "begin")

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -41,6 +41,50 @@ from caltrop.store.models import (
 CHANNEL: Final = "caltrop"
 
 R = TypeVar("R")
+
+# The statements of every command, built once (building one makes hundreds of objects, some in
+# reference cycles that only the garbage collector frees; issue 11's p99).
+_HEAD = select(func.max(EventRow.seq)).where(EventRow.encounter_id == bindparam("encounter"))
+_EVENTS = (
+    select(EventRow.seq, EventRow.event)
+    .where(EventRow.encounter_id == bindparam("encounter"), EventRow.seq > bindparam("after"))
+    .order_by(EventRow.seq)
+)
+_ANSWER = select(CommandRow.answer).where(
+    CommandRow.encounter_id == bindparam("encounter"),
+    CommandRow.command_id == bindparam("command_id"),
+)
+_LOCATE = (
+    select(
+        EncounterRow.id,
+        select(func.max(EventRow.seq))
+        .where(EventRow.encounter_id == EncounterRow.id)
+        .scalar_subquery(),
+        EncounterRow.visibility,
+    )
+    .where(EncounterRow.table_id == bindparam("table"))
+    .order_by(EncounterRow.position.desc())
+    .limit(1)
+)
+_NEWEST = (
+    select(EncounterRow.table_id, func.max(EncounterRow.position).label("position"))
+    .where(EncounterRow.table_id.in_(bindparam("tables", expanding=True)))
+    .group_by(EncounterRow.table_id)
+    .subquery()
+)
+_HEADS = (
+    select(EncounterRow.table_id, EncounterRow.id, func.max(EventRow.seq))
+    .join(
+        _NEWEST,
+        (_NEWEST.c.table_id == EncounterRow.table_id)
+        & (_NEWEST.c.position == EncounterRow.position),
+    )
+    .join(EventRow, EventRow.encounter_id == EncounterRow.id)
+    .group_by(EncounterRow.table_id, EncounterRow.id)
+)
+_SEAT = select(SeatRow).where(SeatRow.token_hash == bindparam("token_hash"))
+_ADD_EVENTS = insert(EventRow)
+_ADD_COMMAND = insert(CommandRow)
 
 
 class ConflictError(CaltropError):
@@ -128,9 +172,7 @@ class LogWriter:
     def answer(self, command_id: str) -> dict[str, Any] | None:
         """The stored answer to ``command_id`` on this encounter, if it was accepted before."""
         stored = self._session.scalar(
-            select(CommandRow.answer).where(
-                CommandRow.encounter_id == self.encounter_id, CommandRow.command_id == command_id
-            )
+            _ANSWER, {"encounter": self.encounter_id, "command_id": command_id}
         )
         return json.loads(stored) if stored is not None else None
 
@@ -150,17 +192,21 @@ class LogWriter:
         answer: Mapping[str, Any],
     ) -> None:
         """Add events and the command's answer; they are committed together or not at all."""
-        for seq, event in events:
-            self._session.add(
-                EventRow(encounter_id=self.encounter_id, seq=seq, event=_dumps(event))
-            )
-        self._session.add(
-            CommandRow(
-                encounter_id=self.encounter_id,
-                command_id=command_id,
-                seat_id=seat_id,
-                answer=_dumps(answer),
-            )
+        self._session.execute(
+            _ADD_EVENTS,
+            [
+                {"encounter_id": self.encounter_id, "seq": seq, "event": _dumps(event)}
+                for seq, event in events
+            ],
+        )
+        self._session.execute(
+            _ADD_COMMAND,
+            {
+                "encounter_id": self.encounter_id,
+                "command_id": command_id,
+                "seat_id": seat_id,
+                "answer": _dumps(answer),
+            },
         )
         if self._notify_table is not None:
             _notify(self._session, self._notify_table, "events")
@@ -174,20 +220,14 @@ def _notify(session: Session, table_id: str, kind: str) -> None:
 
 
 def _head(session: Session, encounter_id: int) -> int:
-    head = session.scalar(
-        select(func.max(EventRow.seq)).where(EventRow.encounter_id == encounter_id)
-    )
+    head = session.scalar(_HEAD, {"encounter": encounter_id})
     if head is None:
         raise NotFoundError(f"encounter {encounter_id} has no log")
     return int(head)
 
 
 def _events(session: Session, encounter_id: int, after: int) -> list[tuple[int, dict[str, Any]]]:
-    rows = session.execute(
-        select(EventRow.seq, EventRow.event)
-        .where(EventRow.encounter_id == encounter_id, EventRow.seq > after)
-        .order_by(EventRow.seq)
-    )
+    rows = session.execute(_EVENTS, {"encounter": encounter_id, "after": after})
     return [(int(seq), json.loads(event)) for seq, event in rows]
 
 
@@ -274,7 +314,7 @@ class Repository:
 
     def seat_by_token_hash(self, token_hash: str) -> Seat | None:
         with self._read() as session:
-            row = session.scalar(select(SeatRow).where(SeatRow.token_hash == token_hash))
+            row = session.scalar(_SEAT, {"token_hash": token_hash})
             return _seat(row) if row is not None else None
 
     def seats(self, table_id: str) -> list[Seat]:
@@ -334,19 +374,8 @@ class Repository:
 
     def locate(self, table_id: str) -> Located:
         """The table's current encounter, its head and visibility (one query, no ORM rows)."""
-        head = (
-            select(func.max(EventRow.seq))
-            .where(EventRow.encounter_id == EncounterRow.id)
-            .scalar_subquery()
-        )
-        query = (
-            select(EncounterRow.id, head, EncounterRow.visibility)
-            .where(EncounterRow.table_id == table_id)
-            .order_by(EncounterRow.position.desc())
-            .limit(1)
-        )
         with self.engine.connect() as connection:
-            row = connection.execute(query).first()
+            row = connection.execute(_LOCATE, {"table": table_id}).first()
         if row is None or row[1] is None:
             raise NotFoundError(f"no table {table_id!r}")
         visibility = row[2]
@@ -396,22 +425,7 @@ class Repository:
         if not table_ids:
             return {}
         with self._read() as session:
-            newest = (
-                select(EncounterRow.table_id, func.max(EncounterRow.position).label("position"))
-                .where(EncounterRow.table_id.in_(table_ids))
-                .group_by(EncounterRow.table_id)
-                .subquery()
-            )
-            rows = session.execute(
-                select(EncounterRow.table_id, EncounterRow.id, func.max(EventRow.seq))
-                .join(
-                    newest,
-                    (newest.c.table_id == EncounterRow.table_id)
-                    & (newest.c.position == EncounterRow.position),
-                )
-                .join(EventRow, EventRow.encounter_id == EncounterRow.id)
-                .group_by(EncounterRow.table_id, EncounterRow.id)
-            )
+            rows = session.execute(_HEADS, {"tables": list(table_ids)})
             return {str(t): (int(e), int(h)) for t, e, h in rows}
 
     def append(self, encounter_id: int, work: Callable[[LogWriter], R]) -> R:

@@ -46,12 +46,14 @@ from fastapi import (
     WebSocketDisconnect,
 )
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse
+from sqlalchemy.engine import make_url
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import MultiPartException
 
 from caltrop.content.logfile import MAX_LOG_BYTES
-from caltrop.store import Repository, open_database
+from caltrop.store import Repository, default_url, open_database
+from caltrop.store.checkpoint import Checkpointer
 from caltrop.store.repository import NotFoundError, Seat
 from caltrop.store.service import (
     MAX_UPLOAD_BYTES,
@@ -122,7 +124,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        engine = open_database(settings.database_url)
+        sqlite = make_url(settings.database_url or default_url()).get_backend_name() == "sqlite"
+        engine = open_database(settings.database_url, autocheckpoint=not sqlite)
+        checkpointer = Checkpointer(engine) if sqlite else None  # off the commit path
+        if checkpointer is not None:
+            checkpointer.start()
         app.state.tables = Tables(Repository(engine))
         app.state.hub = Hub()
         watcher = Watcher(app.state.hub, app.state.tables, engine)
@@ -131,6 +137,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await watcher.stop()
+            if checkpointer is not None:
+                await run_in_threadpool(checkpointer.stop)
             engine.dispose()
 
     app = FastAPI(title="Caltrop table server", lifespan=lifespan)
