@@ -14,15 +14,22 @@ answers, so the kernel works each one out anew. ``tests/sim/test_fast_tactical.p
 kernel encounters in the engine with the Python policy, command by command and die by die.
 
 Every decision and roll can be written to a trace (one row each: kind, actor, action, target,
-weapon, d4 pool, total, round), which is how the tests compare.
+weapon, d4 pool, total, round), which is how the tests compare. The play loop is
+:mod:`caltrop.sim.fast.loop`'s, compiled into this module; ``tab`` is ``(creatures, threat,
+turn options, weapon rolls, rolls, terms, profile rolls, team, harm, legacy, round_reset,
+min_gain, discount, reserve, scored capacity)`` and ``work`` the scratch arrays of
+:func:`new_work`.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit, prange
+from typing import Any
 
-from caltrop.sim.fast.kernel import _d4s, _die, stream_start
+import numpy as np
+from numba import njit
+
+from caltrop.sim.fast.loop import GOING, define_loop
+from caltrop.sim.fast.rng import _d4s, _die
 
 # creature columns (as .compile)
 C_SIDE, C_HEALTH, C_EVASION, C_RESET, C_TURN0, C_TURN1, C_TEAM0, C_TEAM1 = range(8)
@@ -577,45 +584,15 @@ def _trace(
     return rows + 1
 
 
-@njit(cache=True)
-def play_one(
-    s: np.uint64,
-    cre: np.ndarray,
-    threat: np.ndarray,
-    turn: np.ndarray,
-    wrolls: np.ndarray,
-    rolls: np.ndarray,
-    terms: np.ndarray,
-    prof: np.ndarray,
-    team: np.ndarray,
-    harm: np.ndarray,
-    legacy: int,
-    round_reset: int,
-    max_rounds: int,
-    min_gain: float,
-    discount: float,
-    reserve: bool,
-    state: np.ndarray,
-    boon_adv: np.ndarray,
-    boon_dis: np.ndarray,
-    applied: np.ndarray,
-    scratch: np.ndarray,
-    scored_value: np.ndarray,
-    scored_int: np.ndarray,
-    segment: np.ndarray,
-    before: np.ndarray,
-    after: np.ndarray,
-    trace: np.ndarray,
-) -> tuple[int, int, int]:
-    """Play one encounter from stream state ``s``: (winner, rounds, steps). ``winner`` is 0
-    (PCs), 1 (NPCs) or :data:`DRAW`; ``steps`` counts decisions and rolls (the runner's
-    ``steps``), the first ``trace.shape[0]`` of them written to ``trace``. ``state`` ends with
-    each creature's Health, Load, down, Cost paid, damage dealt (over Evasion, R16), reactions,
-    helps and hinders."""
-    n_cre = cre.shape[0]
-    standing0 = 0
-    standing1 = 0
-    for c in range(n_cre):
+TRACE_COLUMNS = X_COLUMNS
+
+
+@njit(cache=True, inline="always")
+def begin(tab, work, standing):  # type: ignore[no-untyped-def]
+    """Every creature at its Health and reset Load (R10), no boons; count who stands."""
+    cre = tab[0]
+    state, boon_adv, boon_dis = work[0], work[1], work[2]
+    for c in range(cre.shape[0]):
         for col in range(S_COLUMNS):
             state[c, col] = 0
         state[c, S_HEALTH] = cre[c, C_HEALTH]
@@ -624,227 +601,175 @@ def play_one(
         boon_dis[c] = U0
         if cre[c, C_HEALTH] <= 0:
             state[c, S_DOWN] = 1
-        elif cre[c, C_SIDE] == 0:
-            standing0 += 1
         else:
-            standing1 += 1
-    if standing0 == 0 or standing1 == 0:
-        if standing0 > 0:
-            return 0, 0, 0
-        if standing1 > 0:
-            return 1, 0, 0
-        return DRAW, 0, 0
-    steps = 0
-    rnd = 0
+            standing[cre[c, C_SIDE]] += 1
+    return cre.shape[0]
+
+
+@njit(cache=True, inline="always")
+def opening(tab, work, s, trace):  # type: ignore[no-untyped-def]
+    """Nothing before round 1: the GM's turn order (R21)."""
+    return s, 0
+
+
+@njit(cache=True, inline="always")
+def round_start(tab, work):  # type: ignore[no-untyped-def]
+    """R19 ``round``: everyone's Load resets at the start of each round."""
+    if tab[10] != 0:
+        cre, state = tab[0], work[0]
+        for c in range(cre.shape[0]):
+            state[c, S_LOAD] = cre[c, C_RESET]
+
+
+@njit(cache=True, inline="always")
+def turn_order(tab, work, pos):  # type: ignore[no-untyped-def]
+    """The GM's order: the participant list (R21)."""
+    return pos
+
+
+@njit(cache=True, inline="always")
+def is_down(tab, work, c):  # type: ignore[no-untyped-def]
+    return work[0][c, S_DOWN] != 0
+
+
+@njit(cache=True, inline="always")
+def turn(tab, work, standing, c, s, rnd, trace, steps):  # type: ignore[no-untyped-def]
+    """Creature ``c``'s turn (R10 reset, then TacticalPolicy's commands until it ends the turn),
+    each reaction window asked in turn order; returns (stream, steps, GOING or the winner)."""
+    (
+        cre, threat, options, wrolls, rolls, terms, prof, team, harm, legacy, round_reset,
+        min_gain, discount, reserve, _,
+    ) = tab  # fmt: skip
+    (
+        state, boon_adv, boon_dis, applied, scratch, scored_value, scored_int, segment,
+        before, after,
+    ) = work  # fmt: skip
+    n_cre = cre.shape[0]
+    if round_reset == 0:
+        state[c, S_LOAD] = cre[c, C_RESET]
     while True:
-        rnd += 1
-        if rnd > max_rounds:
-            return DRAW, max_rounds, steps
-        if round_reset != 0:
-            for c in range(n_cre):
-                state[c, S_LOAD] = cre[c, C_RESET]
-        for c in range(n_cre):
-            if state[c, S_DOWN] != 0:
+        o, target, roll = _choose_turn(
+            c, round_reset, min_gain, discount, reserve, cre, threat, options, wrolls,
+            rolls, prof, team, harm, legacy, state, boon_adv, boon_dis, scratch,
+            scored_value, scored_int, segment, before, after,
+        )  # fmt: skip
+        if o < 0:
+            steps = _trace(trace, steps, K_END, c, -1, -1, -1, 0, 0, rnd)
+            return s, steps, GOING
+        cost = options[o, O_COST]
+        if options[o, O_KIND] != TURN_ATTACK:  # an effect: the boon, paid at once
+            steps = _trace(trace, steps, K_ACT, c, options[o, O_ACTION], target, -1, 0, 0, rnd)
+            boon_adv[target] |= U1 << np.uint64(options[o, O_SOURCE])
+            state[c, S_LOAD] += cost
+            state[c, S_COST] += cost
+            continue
+        steps = _trace(
+            trace, steps, K_ACT, c, rolls[roll, R_ACTION], target, rolls[roll, R_WEAPON],
+            0, 0, rnd,
+        )  # fmt: skip
+        # declared: the attacker's boons go onto the roll (and are used up)
+        roll_adv = boon_adv[c]
+        roll_dis = boon_dis[c]
+        boon_adv[c] = U0
+        boon_dis[c] = U0
+        for j in range(n_cre):
+            applied[j] = U0
+        # the reaction window, in turn order after the roller (R15)
+        for k in range(1, n_cre):
+            j = c + k
+            if j >= n_cre:
+                j -= n_cre
+            if state[j, S_DOWN] != 0:
                 continue
-            if round_reset == 0:
-                state[c, S_LOAD] = cre[c, C_RESET]
-            while True:
-                o, target, roll = _choose_turn(
-                    c, round_reset, min_gain, discount, reserve, cre, threat, turn, wrolls,
-                    rolls, prof, team, harm, legacy, state, boon_adv, boon_dis, scratch,
-                    scored_value, scored_int, segment, before, after,
+            while _has_reaction(j, c, cre, team, state, applied):
+                m = _choose_reaction(
+                    j, c, roll, target, roll_adv, roll_dis, round_reset, min_gain,
+                    discount, reserve, cre, threat, rolls, prof, team, harm, legacy,
+                    state, boon_adv, boon_dis, applied, segment, before, after,
                 )  # fmt: skip
-                if o < 0:
-                    steps = _trace(trace, steps, K_END, c, -1, -1, -1, 0, 0, rnd)
+                if m < 0:
+                    steps = _trace(trace, steps, K_PASS, j, -1, -1, -1, 0, 0, rnd)
                     break
-                cost = turn[o, O_COST]
-                if turn[o, O_KIND] != TURN_ATTACK:  # an effect: the boon, paid at once
-                    steps = _trace(trace, steps, K_ACT, c, turn[o, O_ACTION], target, -1, 0, 0, rnd)
-                    boon_adv[target] |= U1 << np.uint64(turn[o, O_SOURCE])
-                    state[c, S_LOAD] += cost
-                    state[c, S_COST] += cost
-                    continue
-                steps = _trace(
-                    trace, steps, K_ACT, c, rolls[roll, R_ACTION], target, rolls[roll, R_WEAPON],
-                    0, 0, rnd,
-                )  # fmt: skip
-                # declared: the attacker's boons go onto the roll (and are used up)
-                roll_adv = boon_adv[c]
-                roll_dis = boon_dis[c]
-                boon_adv[c] = U0
-                boon_dis[c] = U0
-                for j in range(n_cre):
-                    applied[j] = U0
-                # the reaction window, in turn order after the roller (R15)
-                for k in range(1, n_cre):
-                    j = c + k
-                    if j >= n_cre:
-                        j -= n_cre
-                    if state[j, S_DOWN] != 0:
-                        continue
-                    while _has_reaction(j, c, cre, team, state, applied):
-                        m = _choose_reaction(
-                            j, c, roll, target, roll_adv, roll_dis, round_reset, min_gain,
-                            discount, reserve, cre, threat, rolls, prof, team, harm, legacy,
-                            state, boon_adv, boon_dis, applied, segment, before, after,
-                        )  # fmt: skip
-                        if m < 0:
-                            steps = _trace(trace, steps, K_PASS, j, -1, -1, -1, 0, 0, rnd)
-                            break
-                        steps = _trace(trace, steps, K_ACT, j, team[m, M_ACTION], -1, -1, 0, 0, rnd)
-                        bit = U1 << np.uint64(team[m, M_SOURCE])
-                        if team[m, M_SIGN] > 0:
-                            roll_adv |= bit
-                            state[j, S_HELPS] += 1
-                        else:
-                            roll_dis |= bit
-                            state[j, S_HINDERS] += 1
-                        applied[j] |= bit
-                        state[j, S_LOAD] += team[m, M_COST]
-                        state[j, S_COST] += team[m, M_COST]
-                        state[j, S_REACTIONS] += 1
-                # the roll: the d4 pool, then the weapon's and the action's extra dice
-                d4 = _pool(
-                    rolls[roll, R_ASPECT],
-                    state[c, S_LOAD],
-                    _net(roll_adv, roll_dis),
-                    rolls[roll, R_FIXED],
-                    legacy,
-                )
-                total, s = _d4s(d4, s)
-                for t in range(rolls[roll, R_T0], rolls[roll, R_T1]):
-                    count = terms[t, T_COUNT]
-                    sides = terms[t, T_SIDES]
-                    sign = terms[t, T_SIGN]
-                    if sides == 0:
-                        total += sign * count
-                        continue
-                    if sides == 4:
-                        rolled, s = _d4s(count, s)
-                        total += sign * rolled
-                        continue
-                    for _ in range(count):
-                        face, s = _die(sides, s)
-                        total += sign * face
-                steps = _trace(trace, steps, K_ROLL, c, -1, target, -1, d4, total, rnd)
-                damage = max(0, total - cre[target, C_EVASION])  # R16
-                state[target, S_HEALTH] = max(0, state[target, S_HEALTH] - damage)
-                state[c, S_DEALT] += damage
-                state[c, S_LOAD] += cost  # seed 000 step 6
-                state[c, S_COST] += cost
-                if state[target, S_HEALTH] == 0 and state[target, S_DOWN] == 0:
-                    state[target, S_DOWN] = 1
-                    if cre[target, C_SIDE] == 0:
-                        standing0 -= 1
-                        if standing0 == 0:
-                            return 1, rnd, steps
-                    else:
-                        standing1 -= 1
-                        if standing1 == 0:
-                            return 0, rnd, steps
+                steps = _trace(trace, steps, K_ACT, j, team[m, M_ACTION], -1, -1, 0, 0, rnd)
+                bit = U1 << np.uint64(team[m, M_SOURCE])
+                if team[m, M_SIGN] > 0:
+                    roll_adv |= bit
+                    state[j, S_HELPS] += 1
+                else:
+                    roll_dis |= bit
+                    state[j, S_HINDERS] += 1
+                applied[j] |= bit
+                state[j, S_LOAD] += team[m, M_COST]
+                state[j, S_COST] += team[m, M_COST]
+                state[j, S_REACTIONS] += 1
+        # the roll: the d4 pool, then the weapon's and the action's extra dice
+        d4 = _pool(
+            rolls[roll, R_ASPECT],
+            state[c, S_LOAD],
+            _net(roll_adv, roll_dis),
+            rolls[roll, R_FIXED],
+            legacy,
+        )
+        total, s = _d4s(d4, s)
+        for t in range(rolls[roll, R_T0], rolls[roll, R_T1]):
+            count = terms[t, T_COUNT]
+            sides = terms[t, T_SIDES]
+            sign = terms[t, T_SIGN]
+            if sides == 0:
+                total += sign * count
+                continue
+            if sides == 4:
+                rolled, s = _d4s(count, s)
+                total += sign * rolled
+                continue
+            for _ in range(count):
+                face, s = _die(sides, s)
+                total += sign * face
+        steps = _trace(trace, steps, K_ROLL, c, -1, target, -1, d4, total, rnd)
+        damage = max(0, total - cre[target, C_EVASION])  # R16
+        state[target, S_HEALTH] = max(0, state[target, S_HEALTH] - damage)
+        state[c, S_DEALT] += damage
+        state[c, S_LOAD] += cost  # seed 000 step 6
+        state[c, S_COST] += cost
+        if state[target, S_HEALTH] == 0 and state[target, S_DOWN] == 0:
+            state[target, S_DOWN] = 1
+            side = cre[target, C_SIDE]
+            standing[side] -= 1
+            if standing[side] == 0:
+                return s, steps, 1 - side
 
 
-@njit(cache=True, parallel=True)
-def play_many(
-    key0: np.uint64,
-    key1: np.uint64,
-    first: int,
-    chunk: int,
-    cre: np.ndarray,
-    threat: np.ndarray,
-    turn: np.ndarray,
-    wrolls: np.ndarray,
-    rolls: np.ndarray,
-    terms: np.ndarray,
-    prof: np.ndarray,
-    team: np.ndarray,
-    harm: np.ndarray,
-    legacy: int,
-    round_reset: int,
-    max_rounds: int,
-    min_gain: float,
-    discount: float,
-    reserve: bool,
-    scored_capacity: int,
-    winner: np.ndarray,
-    rounds: np.ndarray,
-    steps: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    """Play encounters ``first .. first + len(winner) − 1`` in chunks of ``chunk``, in parallel:
-    encounter ``first + i`` writes ``winner[i]``, ``rounds[i]``, ``steps[i]`` and ``out[i]``
-    (its final ``state`` table, creature by column)."""
-    n = winner.shape[0]
-    n_cre = cre.shape[0]
-    n_chunks = (n + chunk - 1) // chunk
-    for ch in prange(n_chunks):
-        state = np.empty((n_cre, S_COLUMNS), np.int64)
-        boon_adv = np.empty(n_cre, np.uint64)
-        boon_dis = np.empty(n_cre, np.uint64)
-        applied = np.empty(n_cre, np.uint64)
-        scratch = np.empty(max(1, turn.shape[0]), np.float64)
-        scored_value = np.empty(scored_capacity, np.float64)
-        scored_int = np.empty((scored_capacity, 3), np.int64)
-        segment = np.empty(n_cre + 1, np.int64)
-        before = np.empty(MAX_ATTACKS * n_cre + 1, np.float64)
-        after = np.empty(MAX_ATTACKS * n_cre + 1, np.float64)
-        trace = np.empty((0, X_COLUMNS), np.int64)
-        stop = min(n, (ch + 1) * chunk)
-        for i in range(ch * chunk, stop):
-            s = stream_start(key0, key1, np.uint64(first + i))
-            w, r, k = play_one(
-                s, cre, threat, turn, wrolls, rolls, terms, prof, team, harm, legacy,
-                round_reset, max_rounds, min_gain, discount, reserve, state, boon_adv,
-                boon_dis, applied, scratch, scored_value, scored_int, segment, before, after,
-                trace,
-            )  # fmt: skip
-            winner[i] = w
-            rounds[i] = r
-            steps[i] = k
-            for c in range(n_cre):
-                for col in range(S_COLUMNS):
-                    out[i, col, c] = state[c, col]
-
-
-@njit(cache=True)
-def play_traced(
-    key0: np.uint64,
-    key1: np.uint64,
-    index: int,
-    cre: np.ndarray,
-    threat: np.ndarray,
-    turn: np.ndarray,
-    wrolls: np.ndarray,
-    rolls: np.ndarray,
-    terms: np.ndarray,
-    prof: np.ndarray,
-    team: np.ndarray,
-    harm: np.ndarray,
-    legacy: int,
-    round_reset: int,
-    max_rounds: int,
-    min_gain: float,
-    discount: float,
-    reserve: bool,
-    scored_capacity: int,
-    trace: np.ndarray,
-) -> tuple[int, int, int]:
-    """Play encounter ``index`` alone, writing its decisions and rolls to ``trace``: (winner,
-    rounds, rows it needed)."""
-    n_cre = cre.shape[0]
-    s = stream_start(key0, key1, np.uint64(index))
-    return play_one(
-        s, cre, threat, turn, wrolls, rolls, terms, prof, team, harm, legacy, round_reset,
-        max_rounds, min_gain, discount, reserve,
+@njit(cache=True, inline="always")
+def new_work(tab):  # type: ignore[no-untyped-def]
+    n_cre = tab[0].shape[0]
+    scored_capacity = tab[14]
+    return (
         np.empty((n_cre, S_COLUMNS), np.int64),
         np.empty(n_cre, np.uint64),
         np.empty(n_cre, np.uint64),
         np.empty(n_cre, np.uint64),
-        np.empty(max(1, turn.shape[0]), np.float64),
+        np.empty(max(1, tab[2].shape[0]), np.float64),
         np.empty(scored_capacity, np.float64),
         np.empty((scored_capacity, 3), np.int64),
         np.empty(n_cre + 1, np.int64),
         np.empty(MAX_ATTACKS * n_cre + 1, np.float64),
         np.empty(MAX_ATTACKS * n_cre + 1, np.float64),
-        trace,
-    )  # fmt: skip
+    )
+
+
+@njit(cache=True, inline="always")
+def record(tab, work, i, steps, out):  # type: ignore[no-untyped-def]
+    """Encounter ``i``'s steps and its final ``state`` table (creature by column) into ``out``."""
+    state = work[0]
+    steps_out, state_out = out
+    steps_out[i] = steps
+    for c in range(tab[0].shape[0]):
+        for col in range(S_COLUMNS):
+            state_out[i, col, c] = state[c, col]
+
+
+# play_one, play_many and play_traced: the shared loop with the parts above
+play_one: Any
+play_many: Any
+play_traced: Any
+define_loop(globals())

@@ -44,7 +44,8 @@ class Knobs:
     reserve: bool = True
 
 
-def _args(compiled: CompiledTactical) -> tuple[Any, ...]:
+def _tab(compiled: CompiledTactical, knobs: Knobs) -> tuple[Any, ...]:
+    """The kernel's ``tab``: the tables, the ruleset's options and the policy's knobs."""
     c = compiled
     return (
         c.creatures,
@@ -58,6 +59,10 @@ def _args(compiled: CompiledTactical) -> tuple[Any, ...]:
         c.harm,
         c.legacy,
         c.round_reset,
+        float(knobs.min_gain),
+        float(knobs.discount),
+        bool(knobs.reserve),
+        c.scored_capacity,
     )
 
 
@@ -98,16 +103,12 @@ def play_tactical(
         key1,
         first,
         CHUNK,
-        *_args(compiled),
+        _tab(compiled, knobs),
         max_rounds,
-        float(knobs.min_gain),
-        float(knobs.discount),
-        bool(knobs.reserve),
-        compiled.scored_capacity,
+        True,
         winner,
         rounds,
-        steps,
-        out,
+        (steps, out),
     )
     with _KERNEL_LOCK:
         before = numba.get_num_threads()
@@ -182,17 +183,8 @@ def trace_tactical(
     while True:
         trace = np.zeros((capacity, kernel.X_COLUMNS), np.int64)
         key0, key1 = _keys(seed)
-        winner, rounds, written = kernel.play_traced(  # type: ignore[call-arg]
-            key0,
-            key1,
-            index,
-            *_args(compiled),
-            max_rounds,
-            float(knobs.min_gain),
-            float(knobs.discount),
-            bool(knobs.reserve),
-            compiled.scored_capacity,
-            trace,
+        winner, rounds, written = kernel.play_traced(
+            key0, key1, index, _tab(compiled, knobs), max_rounds, trace
         )
         if written <= capacity:
             break
