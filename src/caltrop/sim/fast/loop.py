@@ -29,7 +29,8 @@ module, where it calls the module's own parts by name:
 
 ``tab`` (the encounter's tables) and ``work`` (its scratch arrays) are tuples only the module
 reads. The parts are ``inline="always"`` functions, so the compiled loop is the same code as a
-loop written out in each kernel, and ``play_one`` counts no references (it allocates nothing):
+loop written out in each kernel, and ``play_one`` counts no references (it allocates nothing,
+and neither may the parts it calls inline: numba refuses to compile one that does):
 CPU time per encounter on one thread, best of 3, before → after this loop (2026-12-02, load
 average 3.5–5, so ±10%): the fast tactic on goblin-ambush 1.65–2.00 → 1.39–1.45 µs, the
 Action Point kernel on warband-ap 13.7–14.4 → 12.7–13.7 µs, the compiled tactical policy on
