@@ -229,6 +229,27 @@ def test_results_do_not_depend_on_threads_or_the_split() -> None:
         )
 
 
+def test_a_fight_with_an_empty_side_ends_before_it_starts() -> None:
+    # the engine's check at the start (R16: a creature at 0 Health is down): no round, no step
+    goblins = load_encounter("orc-bridge")
+    fallen = [replace(c, health=0) if c.side is Side.NPC else c for c in goblins.participants]
+    definition = replace(goblins, participants=tuple(fallen))
+    records = play_tactical(compile_tactical(definition), 3, 1)
+    assert list(records.winner) == [1, 1, 1]  # the PCs
+    assert not records.timeout.any()
+    assert list(records.rounds) == [0, 0, 0]
+    assert list(records.steps) == [0, 0, 0]
+    reference = (
+        simulate(
+            definition, [Variant("baseline")], {"pc": "tactical", "npc": "tactical"}, n=3, seed=1
+        )
+        .runs[0]
+        .records
+    )
+    assert list(reference.winner) == [1, 1, 1]
+    assert not reference.timeout.any()
+
+
 def test_records_count_what_the_runner_counts() -> None:
     compiled = compile_tactical(load_encounter("goblin-ambush"))
     records = play_tactical(compiled, 300, 2)

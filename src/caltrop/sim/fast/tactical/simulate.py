@@ -128,7 +128,7 @@ def play_tactical(
 
     return Records(
         winner=codes,
-        timeout=winner == kernel.DRAW,
+        timeout=(winner == kernel.DRAW) & (rounds == max_rounds),  # not a fight nobody began
         rounds=rounds.astype(np.int32),
         steps=steps.astype(np.int32),
         cost=column(kernel.S_COST),
