@@ -32,6 +32,13 @@ None for the others), so new kinds of action slot in beside the Action Load ones
 whose turns are plans rather than single scored actions (the Action Point module: move, aim,
 then shoot; Block or Dodge by exact expected damage) registers its whole decision procedure with
 :func:`register_tactics`; :mod:`caltrop.sim.points_tactics` does so for ``action_points``.
+
+**A compiled twin** (issue 13): :mod:`caltrop.sim.fast.tactical` plays Action Load encounters with
+this policy's choices in a numba kernel, some 50 times faster, on tables of the numbers computed
+here (:func:`harm`, the :class:`Profile`'s threat and attacks); its steps mirror ``_act``,
+``_react``, ``_plan``, ``_budget`` and the rules above one for one. A change to how this policy
+chooses in Action Load must be made there too: ``tests/sim/test_fast_tactical.py`` replays kernel
+encounters with this policy, command by command, and fails at the first difference.
 """
 
 from __future__ import annotations

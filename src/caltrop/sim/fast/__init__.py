@@ -46,6 +46,11 @@ engine roll by roll.
 engine (:func:`~caltrop.sim.fast.reference.play_reference` plays with it), and
 :func:`~caltrop.sim.fast.reference.replay_fast_dice` replays a fast-path encounter in the engine
 on the kernel's dice, checking every decision.
+
+**The tactical policy compiled** (:mod:`caltrop.sim.fast.tactical`, issue 13): Action Load
+encounters with :class:`~caltrop.sim.tactics.TacticalPolicy`'s own choices on both sides (not the
+fixed tactic above), tested command by command against the Python policy;
+``caltrop.sim.runner.simulate(…, engine="compiled")`` plays it.
 """
 
 from caltrop.sim.fast.compile import (

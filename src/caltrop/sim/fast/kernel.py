@@ -8,19 +8,23 @@ resolving, a downed creature skipped, the end when one side is all down — and 
 :class:`caltrop.sim.fast.reference.FastTacticPolicy`. ``tests/sim/test_fast.py`` checks that
 both make the same decisions on the same dice, roll by roll.
 
-Dice: each encounter ``i`` has its own SplitMix64 stream, started from the 128-bit key of the
-simulation seed and ``i`` only, so a result never depends on the number of threads or on how
-encounters are split among them. A pool of d4s takes one 64-bit draw per 32 dice (a 2-bit field
-per die, summed branch-free); other dice take 32 bits each by Lemire's unbiased
-multiply-and-reject.
+Dice: :mod:`caltrop.sim.fast.rng` (each encounter rolls from its own stream of the seed). The
+play loop — rounds, turns, the end, the parallel batch — is :mod:`caltrop.sim.fast.loop`'s, compiled
+into this module (:func:`~caltrop.sim.fast.loop.define_loop`); the parts below are this kernel's:
+``tab`` is ``(creatures, attacks, terms, team, attack limits, team limits, hinder limits,
+legacy, round_reset)`` and ``work`` ``(health, load, down, dealt, hinders, spent)``.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
-from numba import config, njit, prange
+from numba import config, njit
+
+from caltrop.sim.fast.loop import GOING, define_loop
+from caltrop.sim.fast.rng import _d4s, _die, stream_start
 
 # A fork-safe threading layer, unless the user chose one: the default (GNU OpenMP on Linux)
 # kills a child forked after a parallel run ("fork() called from a process already using GNU
@@ -28,24 +32,6 @@ from numba import config, njit, prange
 # ``workqueue``, which is not thread safe: :func:`caltrop.sim.fast.simulate` serialises calls.
 if not os.environ.get("NUMBA_THREADING_LAYER"):
     config.THREADING_LAYER = "forksafe"  # type: ignore[attr-defined]
-
-GAMMA = np.uint64(0x9E3779B97F4A7C15)
-MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-MIX2 = np.uint64(0x94D049BB133111EB)
-U0 = np.uint64(0)
-U1 = np.uint64(1)
-U2 = np.uint64(2)
-U3 = np.uint64(3)
-U27 = np.uint64(27)
-U30 = np.uint64(30)
-U31 = np.uint64(31)
-U32 = np.uint64(32)
-LOW32 = np.uint64(0xFFFFFFFF)
-U4 = np.uint64(4)
-U56 = np.uint64(56)
-M2BITS = np.uint64(0x3333333333333333)
-M4BITS = np.uint64(0x0F0F0F0F0F0F0F0F)
-ONES8 = np.uint64(0x0101010101010101)
 
 # creature table columns
 C_SIDE, C_HEALTH, C_EVASION, C_RESET, C_A0, C_A1, C_M0, C_M1 = range(8)
@@ -65,19 +51,8 @@ R_COLUMNS = 8
 
 #: no side won: the round limit was reached
 DRAW = -1
-
-
-@njit(cache=True, inline="always")
-def _mix(z: np.uint64) -> np.uint64:
-    z = (z ^ (z >> U30)) * MIX1
-    z = (z ^ (z >> U27)) * MIX2
-    return z ^ (z >> U31)
-
-
-@njit(cache=True, inline="always")
-def stream_start(key0: np.uint64, key1: np.uint64, i: np.uint64) -> np.uint64:
-    """The SplitMix64 state that starts encounter ``i``'s stream."""
-    return _mix(key0 ^ _mix(key1 + i * GAMMA))
+U0 = np.uint64(0)
+U1 = np.uint64(1)
 
 
 @njit(cache=True, inline="always")
@@ -90,46 +65,6 @@ def _pool(aspect: int, load: int, net: int, fixed: int, legacy: int) -> int:
     else:
         base = aspect - max(0, load)
     return max(1, base + net)
-
-
-@njit(cache=True, inline="always")
-def _die(sides: int, s: np.uint64) -> tuple[int, np.uint64]:
-    """One die of ``sides`` faces (1..sides) from 32 fresh bits, unbiased (Lemire)."""
-    n = np.uint64(sides)
-    s = s + GAMMA
-    m = (_mix(s) >> U32) * n
-    low = m & LOW32
-    if low < n:
-        threshold = (np.uint64(0x100000000) - n) % n
-        while low < threshold:
-            s = s + GAMMA
-            m = (_mix(s) >> U32) * n
-            low = m & LOW32
-    return int(m >> U32) + 1, s
-
-
-@njit(cache=True, inline="always")
-def _d4_sum(word: np.uint64) -> int:
-    """The sum of the 32 two-bit fields of ``word`` (each 0..3), branch-free (SWAR)."""
-    x = (word & M2BITS) + ((word >> U2) & M2BITS)
-    x = (x + (x >> U4)) & M4BITS
-    return int((x * ONES8) >> U56)
-
-
-@njit(cache=True, inline="always")
-def _d4s(k: int, s: np.uint64) -> tuple[int, np.uint64]:
-    """The total of ``k`` d4: each die is a 2-bit field of a fresh 64-bit draw, plus 1."""
-    total = k
-    while k > 0:
-        s = s + GAMMA
-        word = _mix(s)
-        if k < 32:
-            word &= (U1 << np.uint64(2 * k)) - U1
-            k = 0
-        else:
-            k -= 32
-        total += _d4_sum(word)
-    return total, s
 
 
 BIG = 1 << 40
@@ -161,40 +96,15 @@ def load_limits(
     return att_limit, team_limit, hinder_limit
 
 
-@njit(cache=True)
-def play_one(
-    s: np.uint64,
-    cre: np.ndarray,
-    att: np.ndarray,
-    term: np.ndarray,
-    team: np.ndarray,
-    att_limit: np.ndarray,
-    team_limit: np.ndarray,
-    hinder_limit: np.ndarray,
-    legacy: int,
-    round_reset: int,
-    max_rounds: int,
-    health: np.ndarray,
-    load: np.ndarray,
-    down: np.ndarray,
-    dealt: np.ndarray,
-    hinders: np.ndarray,
-    spent: np.ndarray,
-    trace: np.ndarray,
-) -> tuple[int, int, int]:
-    """Play one encounter from stream state ``s``; returns (winner, rounds, trace rows).
+TRACE_COLUMNS = R_COLUMNS
 
-    The gates use the limits of :func:`load_limits`. ``winner`` is 0 (PCs), 1 (NPCs) or
-    :data:`DRAW`. The scratch arrays ``health``, ``load``,
-    ``down`` are overwritten; ``dealt`` (Health removed by each creature's attacks),
-    ``hinders`` (team actions taken) and ``spent`` (Load added by its actions) are per creature.
-    The first ``trace.shape[0]`` attack rolls are written to ``trace`` (pass an empty array for
-    none).
-    """
-    n_cre = cre.shape[0]
-    standing0 = 0
-    standing1 = 0
-    for c in range(n_cre):
+
+@njit(cache=True, inline="always")
+def begin(tab, work, standing):  # type: ignore[no-untyped-def]
+    """Every creature at its Health and reset Load (R10), down at 0 Health; count who stands."""
+    cre = tab[0]
+    health, load, down, dealt, hinders, spent = work
+    for c in range(cre.shape[0]):
         health[c] = cre[c, C_HEALTH]
         load[c] = cre[c, C_RESET]
         down[c] = health[c] <= 0
@@ -202,248 +112,178 @@ def play_one(
         hinders[c] = 0
         spent[c] = 0
         if not down[c]:
-            if cre[c, C_SIDE] == 0:
-                standing0 += 1
-            else:
-                standing1 += 1
-    if standing0 == 0 or standing1 == 0:
-        if standing0 > 0:
-            return 0, 0, 0
-        if standing1 > 0:
-            return 1, 0, 0
-        return DRAW, 0, 0
-    rows = 0
+            standing[cre[c, C_SIDE]] += 1
+    return cre.shape[0]
+
+
+@njit(cache=True, inline="always")
+def opening(tab, work, s, trace):  # type: ignore[no-untyped-def]
+    """Nothing before round 1: the GM's turn order (R21)."""
+    return s, 0
+
+
+@njit(cache=True, inline="always")
+def round_start(tab, work):  # type: ignore[no-untyped-def]
+    """R19 ``round``: everyone's Load resets at the start of each round."""
+    if tab[8] != 0:
+        cre, load = tab[0], work[1]
+        for c in range(cre.shape[0]):
+            load[c] = cre[c, C_RESET]
+
+
+@njit(cache=True, inline="always")
+def turn_order(tab, work, pos):  # type: ignore[no-untyped-def]
+    """The GM's order: the participant list (R21)."""
+    return pos
+
+
+@njit(cache=True, inline="always")
+def is_down(tab, work, c):  # type: ignore[no-untyped-def]
+    return work[2][c]
+
+
+@njit(cache=True, inline="always")
+def turn(tab, work, standing, c, s, rnd, trace, rows):  # type: ignore[no-untyped-def]
+    """Creature ``c``'s turn with the fast tactic (R10 reset, then attack while the gate
+    allows); returns (stream, trace rows, GOING or the side that won)."""
+    cre, att, term, team, att_limit, team_limit, hinder_limit, legacy, round_reset = tab
+    health, load, down, dealt, hinders, spent = work
+    n_cre = cre.shape[0]
     cap = trace.shape[0]
-    rnd = 0
+    if round_reset == 0:
+        load[c] = cre[c, C_RESET]
+    my_side = cre[c, C_SIDE]
     while True:
-        rnd += 1
-        if rnd > max_rounds:
-            return DRAW, max_rounds, rows
-        if round_reset != 0:
-            for c in range(n_cre):
-                load[c] = cre[c, C_RESET]
-        for c in range(n_cre):
-            if down[c]:
+        # the attack option with the largest expected total the gate allows
+        best = -1
+        best_value = 0
+        my_load = load[c]
+        for a in range(cre[c, C_A0], cre[c, C_A1]):
+            if my_load > att_limit[a]:
                 continue
-            if round_reset == 0:
-                load[c] = cre[c, C_RESET]
-            my_side = cre[c, C_SIDE]
-            while True:
-                # the attack option with the largest expected total the gate allows
-                best = -1
-                best_value = 0
-                my_load = load[c]
-                for a in range(cre[c, C_A0], cre[c, C_A1]):
-                    if my_load > att_limit[a]:
-                        continue
-                    value = (
-                        5 * _pool(att[a, A_ASPECT], my_load, 0, att[a, A_FIXED], legacy)
-                        + att[a, A_BMEAN2]
-                    )
-                    if best < 0 or value > best_value:
-                        best = a
-                        best_value = value
-                if best < 0:
-                    break  # end of turn
-                # the standing enemy with the least Health (ties: first in turn order)
-                target = -1
-                for j in range(n_cre):
-                    if down[j] or cre[j, C_SIDE] == my_side:
-                        continue
-                    if target < 0 or health[j] < health[target]:
-                        target = j
-                fixed = att[best, A_FIXED]
-                if fixed >= 0:
-                    base = fixed
-                elif legacy != 0:
-                    base = att[best, A_ASPECT] - my_load
-                else:
-                    base = att[best, A_ASPECT] - max(0, my_load)
-                evasion = cre[target, C_EVASION]
-                # the roll can down the target iff 4 × d4 pool ≥ its Health + Evasion − bonus max
-                need = health[target] + evasion - att[best, A_BMAX]
-                # the reaction window, in turn order after the roller (R15)
-                dis = U0
-                net = 0
-                helpers = 0
-                for k in range(1, n_cre):
-                    j = c + k
-                    if j >= n_cre:
-                        j -= n_cre
-                    if load[j] > hinder_limit[j] or down[j] or cre[j, C_SIDE] == my_side:
-                        continue
-                    m0 = cre[j, C_M0]
-                    m1 = cre[j, C_M1]
-                    if 4 * max(1, base + net) < need:
-                        continue  # this roll cannot down the target: keep the Load
-                    for m in range(m0, m1):
-                        bit = U1 << np.uint64(team[m, M_SOURCE])
-                        if (dis & bit) != U0:
-                            continue  # R14: that source key already counts on this roll
-                        if load[j] > team_limit[m]:
-                            continue
-                        dis |= bit
-                        net -= 1
-                        load[j] += team[m, M_COST]
-                        spent[j] += team[m, M_COST]
-                        hinders[j] += 1
-                        helpers |= 1 << j
-                        break
-                # roll: the d4 pool, then the weapon's and the action's extra dice
-                d4 = max(1, base + net)
-                total, s = _d4s(d4, s)
-                for t in range(att[best, A_T0], att[best, A_T1]):
-                    count = term[t, T_COUNT]
-                    sides = term[t, T_SIDES]
-                    sign = term[t, T_SIGN]
-                    if sides == 0:
-                        total += sign * count
-                        continue
-                    if sides == 4:
-                        rolled, s = _d4s(count, s)
-                        total += sign * rolled
-                        continue
-                    for _ in range(count):
-                        face, s = _die(sides, s)
-                        total += sign * face
-                damage = max(0, total - evasion)  # R16
-                removed = min(damage, health[target])
-                health[target] -= removed
-                dealt[c] += removed
-                cost = att[best, A_COST]
-                load[c] += cost  # seed 000 step 6
-                spent[c] += cost
-                if rows < cap:
-                    trace[rows, R_ROUND] = rnd
-                    trace[rows, R_ROLLER] = c
-                    trace[rows, R_OPTION] = best
-                    trace[rows, R_TARGET] = target
-                    trace[rows, R_HELPERS] = helpers
-                    trace[rows, R_D4] = d4
-                    trace[rows, R_TOTAL] = total
-                    trace[rows, R_DAMAGE] = damage
-                    rows += 1
-                if health[target] == 0:
-                    down[target] = True
-                    if cre[target, C_SIDE] == 0:
-                        standing0 -= 1
-                        if standing0 == 0:
-                            return 1, rnd, rows
-                    else:
-                        standing1 -= 1
-                        if standing1 == 0:
-                            return 0, rnd, rows
-
-
-@njit(cache=True, parallel=True)
-def play_many(
-    key0: np.uint64,
-    key1: np.uint64,
-    first: int,
-    chunk: int,
-    cre: np.ndarray,
-    att: np.ndarray,
-    term: np.ndarray,
-    team: np.ndarray,
-    legacy: int,
-    round_reset: int,
-    max_rounds: int,
-    details: bool,
-    winner: np.ndarray,
-    rounds: np.ndarray,
-    dealt_out: np.ndarray,
-    hinders_out: np.ndarray,
-    spent_out: np.ndarray,
-    down_out: np.ndarray,
-    health_out: np.ndarray,
-) -> None:
-    """Play encounters ``first .. first + len(winner) - 1`` in chunks of ``chunk``, in parallel.
-
-    Encounter ``first + i`` writes ``winner[i]`` and ``rounds[i]`` and, with ``details``, row
-    ``i`` of the per-creature outputs.
-    """
-    n = winner.shape[0]
-    n_cre = cre.shape[0]
-    n_chunks = (n + chunk - 1) // chunk
-    att_limit, team_limit, hinder_limit = load_limits(cre, att, team, legacy)
-    for ch in prange(n_chunks):
-        health = np.empty(n_cre, np.int64)
-        load = np.empty(n_cre, np.int64)
-        down = np.empty(n_cre, np.bool_)
-        dealt = np.empty(n_cre, np.int64)
-        hinders = np.empty(n_cre, np.int64)
-        spent = np.empty(n_cre, np.int64)
-        trace = np.empty((0, R_COLUMNS), np.int64)
-        stop = min(n, (ch + 1) * chunk)
-        for i in range(ch * chunk, stop):
-            s = stream_start(key0, key1, np.uint64(first + i))
-            w, r, _ = play_one(
-                s,
-                cre,
-                att,
-                term,
-                team,
-                att_limit,
-                team_limit,
-                hinder_limit,
-                legacy,
-                round_reset,
-                max_rounds,
-                health,
-                load,
-                down,
-                dealt,
-                hinders,
-                spent,
-                trace,
+            value = (
+                5 * _pool(att[a, A_ASPECT], my_load, 0, att[a, A_FIXED], legacy) + att[a, A_BMEAN2]
             )
-            winner[i] = w
-            rounds[i] = r
-            if details:
-                for c in range(n_cre):
-                    dealt_out[i, c] = dealt[c]
-                    hinders_out[i, c] = hinders[c]
-                    spent_out[i, c] = spent[c]
-                    down_out[i, c] = down[c]
-                    health_out[i, c] = health[c]
+            if best < 0 or value > best_value:
+                best = a
+                best_value = value
+        if best < 0:
+            return s, rows, GOING  # end of turn
+        # the standing enemy with the least Health (ties: first in turn order)
+        target = -1
+        for j in range(n_cre):
+            if down[j] or cre[j, C_SIDE] == my_side:
+                continue
+            if target < 0 or health[j] < health[target]:
+                target = j
+        fixed = att[best, A_FIXED]
+        if fixed >= 0:
+            base = fixed
+        elif legacy != 0:
+            base = att[best, A_ASPECT] - my_load
+        else:
+            base = att[best, A_ASPECT] - max(0, my_load)
+        evasion = cre[target, C_EVASION]
+        # the roll can down the target iff 4 × d4 pool ≥ its Health + Evasion − bonus max
+        need = health[target] + evasion - att[best, A_BMAX]
+        # the reaction window, in turn order after the roller (R15)
+        dis = U0
+        net = 0
+        helpers = 0
+        for k in range(1, n_cre):
+            j = c + k
+            if j >= n_cre:
+                j -= n_cre
+            if load[j] > hinder_limit[j] or down[j] or cre[j, C_SIDE] == my_side:
+                continue
+            m0 = cre[j, C_M0]
+            m1 = cre[j, C_M1]
+            if 4 * max(1, base + net) < need:
+                continue  # this roll cannot down the target: keep the Load
+            for m in range(m0, m1):
+                bit = U1 << np.uint64(team[m, M_SOURCE])
+                if (dis & bit) != U0:
+                    continue  # R14: that source key already counts on this roll
+                if load[j] > team_limit[m]:
+                    continue
+                dis |= bit
+                net -= 1
+                load[j] += team[m, M_COST]
+                spent[j] += team[m, M_COST]
+                hinders[j] += 1
+                helpers |= 1 << j
+                break
+        # roll: the d4 pool, then the weapon's and the action's extra dice
+        d4 = max(1, base + net)
+        total, s = _d4s(d4, s)
+        for t in range(att[best, A_T0], att[best, A_T1]):
+            count = term[t, T_COUNT]
+            sides = term[t, T_SIDES]
+            sign = term[t, T_SIGN]
+            if sides == 0:
+                total += sign * count
+                continue
+            if sides == 4:
+                rolled, s = _d4s(count, s)
+                total += sign * rolled
+                continue
+            for _ in range(count):
+                face, s = _die(sides, s)
+                total += sign * face
+        damage = max(0, total - evasion)  # R16
+        removed = min(damage, health[target])
+        health[target] -= removed
+        dealt[c] += removed
+        cost = att[best, A_COST]
+        load[c] += cost  # seed 000 step 6
+        spent[c] += cost
+        if rows < cap:
+            trace[rows, R_ROUND] = rnd
+            trace[rows, R_ROLLER] = c
+            trace[rows, R_OPTION] = best
+            trace[rows, R_TARGET] = target
+            trace[rows, R_HELPERS] = helpers
+            trace[rows, R_D4] = d4
+            trace[rows, R_TOTAL] = total
+            trace[rows, R_DAMAGE] = damage
+            rows += 1
+        if health[target] == 0:
+            down[target] = True
+            side = cre[target, C_SIDE]
+            standing[side] -= 1
+            if standing[side] == 0:
+                return s, rows, 1 - side
 
 
-@njit(cache=True)
-def play_traced(
-    key0: np.uint64,
-    key1: np.uint64,
-    index: int,
-    cre: np.ndarray,
-    att: np.ndarray,
-    term: np.ndarray,
-    team: np.ndarray,
-    legacy: int,
-    round_reset: int,
-    max_rounds: int,
-    trace: np.ndarray,
-) -> tuple[int, int, int]:
-    """Play encounter ``index`` alone, writing its attack rolls to ``trace``; returns
-    (winner, rounds, rows written)."""
-    n_cre = cre.shape[0]
-    s = stream_start(key0, key1, np.uint64(index))
-    att_limit, team_limit, hinder_limit = load_limits(cre, att, team, legacy)
-    return play_one(
-        s,
-        cre,
-        att,
-        term,
-        team,
-        att_limit,
-        team_limit,
-        hinder_limit,
-        legacy,
-        round_reset,
-        max_rounds,
+@njit(cache=True, inline="always")
+def new_work(tab):  # type: ignore[no-untyped-def]
+    n_cre = tab[0].shape[0]
+    return (
         np.empty(n_cre, np.int64),
         np.empty(n_cre, np.int64),
         np.empty(n_cre, np.bool_),
         np.empty(n_cre, np.int64),
         np.empty(n_cre, np.int64),
         np.empty(n_cre, np.int64),
-        trace,
     )
+
+
+@njit(cache=True, inline="always")
+def record(tab, work, i, rows, out):  # type: ignore[no-untyped-def]
+    """Encounter ``i``'s damage dealt, hinders, Load spent, down and Health into ``out``."""
+    health, _, down, dealt, hinders, spent = work
+    dealt_out, hinders_out, spent_out, down_out, health_out = out
+    for c in range(tab[0].shape[0]):
+        dealt_out[i, c] = dealt[c]
+        hinders_out[i, c] = hinders[c]
+        spent_out[i, c] = spent[c]
+        down_out[i, c] = down[c]
+        health_out[i, c] = health[c]
+
+
+# play_one, play_many and play_traced: the shared loop with the parts above
+play_one: Any
+play_many: Any
+play_traced: Any
+define_loop(globals())
+__all__ = ["_d4s", "_die", "load_limits", "stream_start"]

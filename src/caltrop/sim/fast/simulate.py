@@ -159,26 +159,32 @@ def simulate(
     compiled = _prepare(definition, load_reset, revision, max_rounds)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
-    creatures, attacks, terms, team = _tables(compiled)
     out = Outputs.empty(n, compiled.size, details)
     key0, key1 = _keys(seed)
+    winner, rounds, *per_creature = out.arrays()
     _run_parallel(
         threads,
         key0,
         key1,
         first,
         CHUNK,
-        creatures,
-        attacks,
-        terms,
-        team,
-        compiled.legacy,
-        compiled.round_reset,
+        _kernel_tables(compiled),
         max_rounds,
         details,
-        *out.arrays(),
+        winner,
+        rounds,
+        tuple(per_creature),
     )
     return out.result(seed, first, compiled.ids, compiled.definition)
+
+
+def _kernel_tables(compiled: CompiledEncounter) -> tuple[Any, ...]:
+    """The kernel's ``tab``: the tables, the gates' Load limits, and the ruleset's options."""
+    from caltrop.sim.fast import kernel
+
+    creatures, attacks, terms, team = _tables(compiled)
+    limits = kernel.load_limits(creatures, attacks, team, compiled.legacy)
+    return (creatures, attacks, terms, team, *limits, compiled.legacy, compiled.round_reset)
 
 
 def _run_parallel(threads: int | None, *args: Any) -> None:
@@ -214,25 +220,13 @@ def trace(
     from caltrop.sim.fast import kernel
 
     compiled = _prepare(definition, load_reset, revision, max_rounds)
-    creatures, attacks, terms, team = _tables(compiled)
+    tables = _kernel_tables(compiled)
     # every turn either attacks (at least one unit of Load) or ends, so rolls are bounded
     capacity = 64
     while True:
         out = np.zeros((capacity, kernel.R_COLUMNS), np.int64)
         key0, key1 = _keys(seed)
-        winner, rounds, written = kernel.play_traced(
-            key0,
-            key1,
-            index,
-            creatures,
-            attacks,
-            terms,
-            team,
-            compiled.legacy,
-            compiled.round_reset,
-            max_rounds,
-            out,
-        )
+        winner, rounds, written = kernel.play_traced(key0, key1, index, tables, max_rounds, out)
         if written < capacity:
             break
         capacity *= 4

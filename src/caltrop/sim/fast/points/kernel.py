@@ -19,16 +19,21 @@ actions :func:`caltrop.sim.points_tactics.simple_points_command` takes:
   computes it, with CPython's float arithmetic (:mod:`.geometry`): ``ceil(d / speed)`` AP.
 
 A creature at 0 Health is down (R16); the encounter ends when a side has nobody standing, or is a
-draw after ``max_rounds`` rounds. Dice come from the Action Load kernel's SplitMix64 streams
-(:mod:`caltrop.sim.fast.kernel`): encounter ``i`` rolls from a stream of the seed and ``i`` only.
+draw after ``max_rounds`` rounds. Dice come from :mod:`caltrop.sim.fast.rng`: encounter ``i``
+rolls from a stream of the seed and ``i`` only. The play loop is :mod:`caltrop.sim.fast.loop`'s,
+compiled into this module; the parts below are this kernel's: ``tab`` is ``(creatures, places,
+weapons, terms, check_initiative)`` and ``work`` ``(health, down, ap, rp, x, y, order, init,
+foes, dist, dealt, blocks, spent)``.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit, prange
+from typing import Any
 
-from caltrop.sim.fast.kernel import _d4s, _die, stream_start
+import numpy as np
+from numba import njit
+
+from caltrop.sim.fast.loop import GOING, define_loop
 from caltrop.sim.fast.points.compile import (
     C_AP,
     C_BLOCK_D4,
@@ -61,13 +66,12 @@ from caltrop.sim.fast.points.compile import (
     W_T1,
 )
 from caltrop.sim.fast.points.geometry import ceil_int, hypot, round2
+from caltrop.sim.fast.rng import _d4s, _die
 
 #: R34 option: "Adjacent" means within 1.5 m.
 ADJACENT = 1.5
 #: no side won: the round limit was reached
 DRAW = -1
-#: the encounter goes on (internal)
-GOING = -2
 
 # the stages of a traced roll
 S_INITIATIVE, S_HIT, S_DAMAGE, S_DEFENCE = range(4)
@@ -163,39 +167,16 @@ def _land(
     return s, rows, False
 
 
-@njit(cache=True)
-def play_one(
-    s: np.uint64,
-    cre: np.ndarray,
-    pla: np.ndarray,
-    wpn: np.ndarray,
-    term: np.ndarray,
-    check_initiative: int,
-    max_rounds: int,
-    health: np.ndarray,
-    down: np.ndarray,
-    ap: np.ndarray,
-    rp: np.ndarray,
-    x: np.ndarray,
-    y: np.ndarray,
-    order: np.ndarray,
-    init: np.ndarray,
-    foes: np.ndarray,
-    dist: np.ndarray,
-    dealt: np.ndarray,
-    blocks: np.ndarray,
-    spent: np.ndarray,
-    trace: np.ndarray,
-) -> tuple[int, int, int]:
-    """Play one encounter from stream state ``s``; returns (winner, rounds, rolls made).
+TRACE_COLUMNS = R_COLUMNS
 
-    ``winner`` is 0 (PCs), 1 (NPCs) or :data:`DRAW`. The other arrays are per-creature scratch
-    and outputs (``dealt``: damage its attacks did after defence, ``blocks``: Blocks it took,
-    ``spent``: AP and RP it paid; ``dist`` the distances between them, kept as positions
-    change); the first ``trace.shape[0]`` rolls are written to ``trace``.
-    """
+
+@njit(cache=True, inline="always")
+def begin(tab, work, standing):  # type: ignore[no-untyped-def]
+    """Health, RP and places as the encounter starts (AP come with each turn, R31); count who
+    stands."""
+    cre, pla = tab[0], tab[1]
+    health, down, ap, rp, x, y, order, init, _, dist, dealt, blocks, spent = work
     n = cre.shape[0]
-    standing = np.zeros(2, np.int64)
     for c in range(n):
         health[c] = cre[c, C_HEALTH]
         down[c] = health[c] <= 0
@@ -214,15 +195,18 @@ def play_one(
         for j in range(c):
             dist[c, j] = dist[j, c] = hypot(x[c] - x[j], y[c] - y[j])
         dist[c, c] = 0.0
-    if standing[0] == 0 or standing[1] == 0:
-        if standing[0] > 0:
-            return 0, 0, 0
-        if standing[1] > 0:
-            return 1, 0, 0
-        return DRAW, 0, 0
+    return n
+
+
+@njit(cache=True, inline="always")
+def opening(tab, work, s, trace):  # type: ignore[no-untyped-def]
+    """R30 with ``initiative: check``: a Speed check each, in participant order, then the
+    order by total (fixed for the encounter); otherwise the participant order."""
+    cre, check_initiative = tab[0], tab[4]
+    order, init = work[6], work[7]
+    n = cre.shape[0]
     rows = 0
     if check_initiative != 0:
-        # R30: a Speed check each, in participant order
         for c in range(n):
             total, s = _d4s(cre[c, C_INIT_D4], s)
             init[c] = total
@@ -246,226 +230,198 @@ def play_one(
                 order[b + 1] = u
                 b -= 1
             order[b + 1] = v
-    rnd = 0
-    while True:
-        rnd += 1
-        if rnd > max_rounds:
-            return DRAW, max_rounds, rows
-        for pos in range(n):
-            c = order[pos]
-            if down[c]:
-                continue
-            # R31: the owner gets its AP; everyone else's RP are set to their RP
-            for k in range(n):
-                if k == c:
-                    ap[k] = cre[k, C_AP]
-                    rp[k] = 0
-                else:
-                    ap[k] = 0
-                    rp[k] = cre[k, C_RP]
-            side = cre[c, C_SIDE]
-            while True:
-                # the standing enemies by (Health, index)
-                nf = 0
-                for j in range(n):
-                    if down[j] or cre[j, C_SIDE] == side:
-                        continue
-                    b = nf
-                    while b > 0 and health[foes[b - 1]] > health[j]:
-                        foes[b] = foes[b - 1]
-                        b -= 1
-                    foes[b] = j
-                    nf += 1
-                my_ap = ap[c]
-                target = -1
-                weapon = -1
-                # 1. the adjacent enemy with the least Health, every melee weapon at once (R38)
-                if my_ap >= cre[c, C_MELEE_AP]:
-                    for f in range(nf):
-                        j = foes[f]
-                        if dist[c, j] <= ADJACENT:
-                            target = j
-                            break
-                if target >= 0:
-                    cost = cre[c, C_MELEE_AP]
-                    ap[c] -= cost
-                    spent[c] += cost
-                    rolled, s = _roll_terms(term, cre[c, C_MELEE_T0], cre[c, C_MELEE_T1], s)
-                    incoming = -((-rolled) // 2) + cre[c, C_MELEE_CONST]  # halved up (R38)
-                    rows = _row(trace, rows, rnd, c, S_DAMAGE, target, -1, -1, incoming, incoming)
-                    s, rows, downed = _land(
-                        s, cre, rnd, c, target, incoming, health, down, rp, dealt, blocks,
-                        spent, trace, rows,
-                    )  # fmt: skip
-                    if downed:
-                        standing[cre[target, C_SIDE]] -= 1
-                        if standing[cre[target, C_SIDE]] == 0:
-                            return side, rnd, rows
-                    continue
-                # 2. the weakest enemy within close range of a ranged weapon in hand (R39)
-                for f in range(nf):
-                    j = foes[f]
-                    d = ceil_int(dist[c, j] - 1e-9)  # R34: rounded up
-                    for w in range(cre[c, C_R0], cre[c, C_R1]):
-                        if d <= wpn[w, W_CLOSE] and d <= wpn[w, W_FAR] and my_ap >= wpn[w, W_AP]:
-                            target = j
-                            weapon = w
-                            break
-                    if target >= 0:
-                        break
-                # 3. toward the nearest enemy (furthest_toward)
-                if target < 0 and my_ap >= 1 and nf > 0:
-                    near = -1
-                    near_d = 0.0
-                    for j in range(n):
-                        if down[j] or cre[j, C_SIDE] == side:
-                            continue
-                        d2 = dist[c, j]
-                        if near < 0 or d2 < near_d:
-                            near = j
-                            near_d = d2
-                    speed = pla[c, F_SPEED]
-                    travel = min(near_d - pla[c, F_STOP], my_ap * speed - 0.01)
-                    if speed > 0 and travel >= 0.05:
-                        f2 = travel / near_d if near_d > 0 else 0.0
-                        tx = round2(x[c] + (x[near] - x[c]) * f2)
-                        ty = round2(y[c] + (y[near] - y[c]) * f2)
-                        md = hypot(x[c] - tx, y[c] - ty)
-                        steps = ceil_int(md / speed - 1e-9) if md > 0 else 0
-                        crowded = False  # R34 min_spacing: not within it of another standing
-                        for j in range(n):
-                            if j != c and not down[j]:
-                                gap = hypot(x[j] - tx, y[j] - ty)
-                                if gap < pla[c, F_SPACING] - 1e-9:
-                                    crowded = True
-                        if 1 <= steps <= my_ap and not crowded:
-                            ap[c] -= steps  # R35
-                            spent[c] += steps
-                            x[c] = x[c] + (tx - x[c])
-                            y[c] = y[c] + (ty - y[c])
-                            for j in range(n):
-                                if j != c:
-                                    dist[c, j] = dist[j, c] = hypot(x[c] - x[j], y[c] - y[j])
-                            continue
-                # 4. the weakest enemy within far range
-                if target < 0:
-                    for f in range(nf):
-                        j = foes[f]
-                        d = ceil_int(dist[c, j] - 1e-9)
-                        for w in range(cre[c, C_R0], cre[c, C_R1]):
-                            if d <= wpn[w, W_FAR] and my_ap >= wpn[w, W_AP]:
-                                target = j
-                                weapon = w
-                                break
-                        if target >= 0:
-                            break
-                if target < 0:
-                    break  # 5. end the turn
-                # the shot (R39): Dexterity check, DC = distance
-                cost = wpn[weapon, W_AP]
-                ap[c] -= cost
-                spent[c] += cost
-                dc = ceil_int(dist[c, target] - 1e-9)
-                favor = 1 if dc <= wpn[weapon, W_CLOSE] else -1
-                pool = max(1, cre[c, C_DEX] + favor)
-                total, s = _d4s(pool, s)
-                hit = total >= dc
-                rows = _row(trace, rows, rnd, c, S_HIT, target, pool, weapon, total, int(hit))
-                if not hit:
-                    continue
-                rolled, s = _roll_terms(term, wpn[weapon, W_T0], wpn[weapon, W_T1], s)
-                incoming = rolled + wpn[weapon, W_CONST]
-                rows = _row(trace, rows, rnd, c, S_DAMAGE, target, -1, weapon, incoming, incoming)
-                s, rows, downed = _land(
-                    s, cre, rnd, c, target, incoming, health, down, rp, dealt, blocks, spent,
-                    trace, rows,
-                )  # fmt: skip
-                if downed:
-                    standing[cre[target, C_SIDE]] -= 1
-                    if standing[cre[target, C_SIDE]] == 0:
-                        return side, rnd, rows
+    return s, rows
 
 
-@njit(cache=True, parallel=True)
-def play_many(
-    key0: np.uint64,
-    key1: np.uint64,
-    first: int,
-    chunk: int,
-    cre: np.ndarray,
-    pla: np.ndarray,
-    wpn: np.ndarray,
-    term: np.ndarray,
-    check_initiative: int,
-    max_rounds: int,
-    details: bool,
-    winner: np.ndarray,
-    rounds: np.ndarray,
-    dealt_out: np.ndarray,
-    blocks_out: np.ndarray,
-    spent_out: np.ndarray,
-    down_out: np.ndarray,
-    health_out: np.ndarray,
-) -> None:
-    """Play encounters ``first .. first + len(winner) - 1`` in chunks of ``chunk``, in parallel."""
-    n = winner.shape[0]
-    n_cre = cre.shape[0]
-    n_chunks = (n + chunk - 1) // chunk
-    for ch in prange(n_chunks):
-        health = np.empty(n_cre, np.int64)
-        down = np.empty(n_cre, np.bool_)
-        ap = np.empty(n_cre, np.int64)
-        rp = np.empty(n_cre, np.int64)
-        x = np.empty(n_cre, np.float64)
-        y = np.empty(n_cre, np.float64)
-        order = np.empty(n_cre, np.int64)
-        init = np.empty(n_cre, np.int64)
-        foes = np.empty(n_cre, np.int64)
-        dist = np.empty((n_cre, n_cre), np.float64)
-        dealt = np.empty(n_cre, np.int64)
-        blocks = np.empty(n_cre, np.int64)
-        spent = np.empty(n_cre, np.int64)
-        trace = np.empty((0, R_COLUMNS), np.int64)
-        stop = min(n, (ch + 1) * chunk)
-        for i in range(ch * chunk, stop):
-            s = stream_start(key0, key1, np.uint64(first + i))
-            w, r, _ = play_one(
-                s, cre, pla, wpn, term, check_initiative, max_rounds, health, down, ap, rp,
-                x, y, order, init, foes, dist, dealt, blocks, spent, trace,
-            )  # fmt: skip
-            winner[i] = w
-            rounds[i] = r
-            if details:
-                for c in range(n_cre):
-                    dealt_out[i, c] = dealt[c]
-                    blocks_out[i, c] = blocks[c]
-                    spent_out[i, c] = spent[c]
-                    down_out[i, c] = down[c]
-                    health_out[i, c] = health[c]
+@njit(cache=True, inline="always")
+def round_start(tab, work):  # type: ignore[no-untyped-def]
+    """Nothing at a round's start: points come with each turn (R31)."""
 
 
-@njit(cache=True)
-def play_traced(
-    key0: np.uint64,
-    key1: np.uint64,
-    index: int,
-    cre: np.ndarray,
-    pla: np.ndarray,
-    wpn: np.ndarray,
-    term: np.ndarray,
-    check_initiative: int,
-    max_rounds: int,
-    trace: np.ndarray,
-) -> tuple[int, int, int]:
-    """Play encounter ``index`` alone, writing its rolls to ``trace``; returns
-    (winner, rounds, rolls made)."""
+@njit(cache=True, inline="always")
+def turn_order(tab, work, pos):  # type: ignore[no-untyped-def]
+    return work[6][pos]
+
+
+@njit(cache=True, inline="always")
+def is_down(tab, work, c):  # type: ignore[no-untyped-def]
+    return work[1][c]
+
+
+@njit(cache=True, inline="always")
+def turn(tab, work, standing, c, s, rnd, trace, rows):  # type: ignore[no-untyped-def]
+    """Creature ``c``'s turn with ``attack-weakest`` (the module docs); returns (stream, trace
+    rows, GOING or the side that won)."""
+    cre, pla, wpn, term, _ = tab
+    health, down, ap, rp, x, y, _, _, foes, dist, dealt, blocks, spent = work
     n = cre.shape[0]
-    s = stream_start(key0, key1, np.uint64(index))
-    return play_one(
-        s, cre, pla, wpn, term, check_initiative, max_rounds,
-        np.empty(n, np.int64), np.empty(n, np.bool_), np.empty(n, np.int64),
-        np.empty(n, np.int64), np.empty(n, np.float64), np.empty(n, np.float64),
-        np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-        np.empty((n, n), np.float64), np.empty(n, np.int64), np.empty(n, np.int64),
-        np.empty(n, np.int64), trace,
-    )  # fmt: skip
+    # R31: the owner gets its AP; everyone else's RP are set to their RP
+    for k in range(n):
+        if k == c:
+            ap[k] = cre[k, C_AP]
+            rp[k] = 0
+        else:
+            ap[k] = 0
+            rp[k] = cre[k, C_RP]
+    side = cre[c, C_SIDE]
+    while True:
+        # the standing enemies by (Health, index)
+        nf = 0
+        for j in range(n):
+            if down[j] or cre[j, C_SIDE] == side:
+                continue
+            b = nf
+            while b > 0 and health[foes[b - 1]] > health[j]:
+                foes[b] = foes[b - 1]
+                b -= 1
+            foes[b] = j
+            nf += 1
+        my_ap = ap[c]
+        target = -1
+        weapon = -1
+        # 1. the adjacent enemy with the least Health, every melee weapon at once (R38)
+        if my_ap >= cre[c, C_MELEE_AP]:
+            for f in range(nf):
+                j = foes[f]
+                if dist[c, j] <= ADJACENT:
+                    target = j
+                    break
+        if target >= 0:
+            cost = cre[c, C_MELEE_AP]
+            ap[c] -= cost
+            spent[c] += cost
+            rolled, s = _roll_terms(term, cre[c, C_MELEE_T0], cre[c, C_MELEE_T1], s)
+            incoming = -((-rolled) // 2) + cre[c, C_MELEE_CONST]  # halved up (R38)
+            rows = _row(trace, rows, rnd, c, S_DAMAGE, target, -1, -1, incoming, incoming)
+            s, rows, downed = _land(
+                s, cre, rnd, c, target, incoming, health, down, rp, dealt, blocks,
+                spent, trace, rows,
+            )  # fmt: skip
+            if downed:
+                standing[cre[target, C_SIDE]] -= 1
+                if standing[cre[target, C_SIDE]] == 0:
+                    return s, rows, side
+            continue
+        # 2. the weakest enemy within close range of a ranged weapon in hand (R39)
+        for f in range(nf):
+            j = foes[f]
+            d = ceil_int(dist[c, j] - 1e-9)  # R34: rounded up
+            for w in range(cre[c, C_R0], cre[c, C_R1]):
+                if d <= wpn[w, W_CLOSE] and d <= wpn[w, W_FAR] and my_ap >= wpn[w, W_AP]:
+                    target = j
+                    weapon = w
+                    break
+            if target >= 0:
+                break
+        # 3. toward the nearest enemy (furthest_toward)
+        if target < 0 and my_ap >= 1 and nf > 0:
+            near = -1
+            near_d = 0.0
+            for j in range(n):
+                if down[j] or cre[j, C_SIDE] == side:
+                    continue
+                d2 = dist[c, j]
+                if near < 0 or d2 < near_d:
+                    near = j
+                    near_d = d2
+            speed = pla[c, F_SPEED]
+            travel = min(near_d - pla[c, F_STOP], my_ap * speed - 0.01)
+            if speed > 0 and travel >= 0.05:
+                f2 = travel / near_d if near_d > 0 else 0.0
+                tx = round2(x[c] + (x[near] - x[c]) * f2)
+                ty = round2(y[c] + (y[near] - y[c]) * f2)
+                md = hypot(x[c] - tx, y[c] - ty)
+                steps = ceil_int(md / speed - 1e-9) if md > 0 else 0
+                crowded = False  # R34 min_spacing: not within it of another standing
+                for j in range(n):
+                    if j != c and not down[j]:
+                        gap = hypot(x[j] - tx, y[j] - ty)
+                        if gap < pla[c, F_SPACING] - 1e-9:
+                            crowded = True
+                if 1 <= steps <= my_ap and not crowded:
+                    ap[c] -= steps  # R35
+                    spent[c] += steps
+                    x[c] = x[c] + (tx - x[c])
+                    y[c] = y[c] + (ty - y[c])
+                    for j in range(n):
+                        if j != c:
+                            dist[c, j] = dist[j, c] = hypot(x[c] - x[j], y[c] - y[j])
+                    continue
+        # 4. the weakest enemy within far range
+        if target < 0:
+            for f in range(nf):
+                j = foes[f]
+                d = ceil_int(dist[c, j] - 1e-9)
+                for w in range(cre[c, C_R0], cre[c, C_R1]):
+                    if d <= wpn[w, W_FAR] and my_ap >= wpn[w, W_AP]:
+                        target = j
+                        weapon = w
+                        break
+                if target >= 0:
+                    break
+        if target < 0:
+            return s, rows, GOING  # 5. end the turn
+        # the shot (R39): Dexterity check, DC = distance
+        cost = wpn[weapon, W_AP]
+        ap[c] -= cost
+        spent[c] += cost
+        dc = ceil_int(dist[c, target] - 1e-9)
+        favor = 1 if dc <= wpn[weapon, W_CLOSE] else -1
+        pool = max(1, cre[c, C_DEX] + favor)
+        total, s = _d4s(pool, s)
+        hit = total >= dc
+        rows = _row(trace, rows, rnd, c, S_HIT, target, pool, weapon, total, int(hit))
+        if not hit:
+            continue
+        rolled, s = _roll_terms(term, wpn[weapon, W_T0], wpn[weapon, W_T1], s)
+        incoming = rolled + wpn[weapon, W_CONST]
+        rows = _row(trace, rows, rnd, c, S_DAMAGE, target, -1, weapon, incoming, incoming)
+        s, rows, downed = _land(
+            s, cre, rnd, c, target, incoming, health, down, rp, dealt, blocks, spent,
+            trace, rows,
+        )  # fmt: skip
+        if downed:
+            standing[cre[target, C_SIDE]] -= 1
+            if standing[cre[target, C_SIDE]] == 0:
+                return s, rows, side
+
+
+@njit(cache=True, inline="always")
+def new_work(tab):  # type: ignore[no-untyped-def]
+    n = tab[0].shape[0]
+    return (
+        np.empty(n, np.int64),
+        np.empty(n, np.bool_),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n, np.float64),
+        np.empty(n, np.float64),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty((n, n), np.float64),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+    )
+
+
+@njit(cache=True, inline="always")
+def record(tab, work, i, rows, out):  # type: ignore[no-untyped-def]
+    """Encounter ``i``'s damage dealt, Blocks, AP and RP spent, down and Health into ``out``."""
+    health, down = work[0], work[1]
+    dealt, blocks, spent = work[10], work[11], work[12]
+    dealt_out, blocks_out, spent_out, down_out, health_out = out
+    for c in range(tab[0].shape[0]):
+        dealt_out[i, c] = dealt[c]
+        blocks_out[i, c] = blocks[c]
+        spent_out[i, c] = spent[c]
+        down_out[i, c] = down[c]
+        health_out[i, c] = health[c]
+
+
+# play_one, play_many and play_traced: the shared loop with the parts above
+play_one: Any
+play_many: Any
+play_traced: Any
+define_loop(globals())

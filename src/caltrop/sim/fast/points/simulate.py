@@ -89,6 +89,7 @@ def simulate_points(
 
     out = Outputs.empty(n, compiled.size, details)
     key0, key1 = _keys(seed)
+    winner, rounds, *per_creature = out.arrays()  # team: the Blocks taken
     _run_parallel(
         kernel.play_many,
         threads,
@@ -96,16 +97,25 @@ def simulate_points(
         key1,
         first,
         CHUNK,
+        _kernel_tables(compiled),
+        max_rounds,
+        details,
+        winner,
+        rounds,
+        tuple(per_creature),
+    )
+    return out.result(seed, first, compiled.ids, compiled.definition)
+
+
+def _kernel_tables(compiled: CompiledPoints) -> tuple[Any, ...]:
+    """The kernel's ``tab``: creatures, places, ranged weapons, dice terms, the initiative."""
+    return (
         compiled.creatures,
         compiled.places,
         compiled.ranged,
         compiled.terms,
         compiled.check_initiative,
-        max_rounds,
-        details,
-        *out.arrays(),  # team: the Blocks taken
     )
-    return out.result(seed, first, compiled.ids, compiled.definition)
 
 
 def _run_parallel(play: Callable[..., None], threads: int | None, *args: Any) -> None:
@@ -145,16 +155,7 @@ def trace_points(
         out = np.zeros((capacity, kernel.R_COLUMNS), np.int64)
         key0, key1 = _keys(seed)
         winner, rounds, written = kernel.play_traced(
-            key0,
-            key1,
-            index,
-            compiled.creatures,
-            compiled.places,
-            compiled.ranged,
-            compiled.terms,
-            compiled.check_initiative,
-            max_rounds,
-            out,
+            key0, key1, index, _kernel_tables(compiled), max_rounds, out
         )
         if written <= capacity:
             break

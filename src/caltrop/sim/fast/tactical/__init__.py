@@ -1,0 +1,39 @@
+"""The ``tactical`` policy compiled (issue 13): Action Load encounters played by a numba kernel
+making exactly :class:`~caltrop.sim.tactics.TacticalPolicy`'s choices on both sides.
+
+:func:`compile_tactical` turns an encounter into tables (the harm of every roll the policy can
+weigh, worked out by the policy's own functions), :func:`simulate_tactical` plays a run of
+variants as :func:`caltrop.sim.runner.simulate` returns it, :func:`replay_tactical` replays one
+kernel encounter in the engine with the Python policy, checking every command and every die.
+What the kernel cannot play is refused with :class:`~caltrop.sim.fast.compile.FastPathError`
+saying why (the runner then plays the Python policy, and says so).
+"""
+
+from caltrop.sim.fast.tactical.compile import CompiledTactical, compile_tactical
+from caltrop.sim.fast.tactical.replay import TacticalMismatchError, TacticalReplay, replay_tactical
+from caltrop.sim.fast.tactical.simulate import (
+    COMPILED_EXTRA,
+    Knobs,
+    TacticalStep,
+    TacticalTrace,
+    compile_variants,
+    play_tactical,
+    simulate_tactical,
+    trace_tactical,
+)
+
+__all__ = [
+    "COMPILED_EXTRA",
+    "CompiledTactical",
+    "Knobs",
+    "TacticalMismatchError",
+    "TacticalReplay",
+    "TacticalStep",
+    "TacticalTrace",
+    "compile_tactical",
+    "compile_variants",
+    "play_tactical",
+    "replay_tactical",
+    "simulate_tactical",
+    "trace_tactical",
+]
