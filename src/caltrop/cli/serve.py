@@ -9,6 +9,7 @@ hashes are stored). Tables opened before keep working with the links given then.
 
 from __future__ import annotations
 
+import enum
 from typing import Annotated
 
 import typer
@@ -21,6 +22,13 @@ from caltrop.errors import CaltropError
 #: seconds to a minute, and a kept connection saves a handshake per command (uvicorn's 5 s
 #: default suits a proxy in front of it, which keeps its own)
 KEEP_ALIVE_SECONDS = 30
+
+
+class Sync(enum.StrEnum):
+    """How a SQLite commit waits for the disk (:func:`caltrop.store.open_database`)."""
+
+    normal = "normal"
+    full = "full"
 
 
 def _lan_address() -> str:
@@ -57,6 +65,14 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    sync: Annotated[
+        Sync,
+        typer.Option(
+            help="SQLite: 'normal' — a command survives the server's crash or kill, a power "
+            "cut may take back the last second of commands; 'full' — each command waits for "
+            "the disk and survives a power cut too"
+        ),
+    ] = Sync.normal,
 ) -> None:
     """Serve tables to a GM and players on their own devices (HTTP and WebSockets)."""
     import uvicorn
@@ -97,7 +113,7 @@ def serve(
     typer.echo(
         "API: 'Authorization: Bearer TOKEN'; POST /api/commands, GET /api/view, WS /ws; /docs"
     )
-    app = create_app(Settings(database_url=url, base_url=base))
+    app = create_app(Settings(database_url=url, base_url=base, sqlite_sync=sync.value))
     settle_for_serving()  # short collector pauses (issue 11's p99)
     uvicorn.run(
         app, host=host, port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_SECONDS

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib.resources
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import platformdirs
 from alembic import command
@@ -26,14 +26,23 @@ def default_url() -> str:
 
 
 def open_database(
-    url: str | None = None, *, migrate_now: bool = True, autocheckpoint: bool = True
+    url: str | None = None,
+    *,
+    migrate_now: bool = True,
+    autocheckpoint: bool = True,
+    synchronous: Literal["full", "normal"] = "full",
 ) -> Engine:
     """An engine on ``url`` (default: :func:`default_url`), migrated to the newest schema.
 
     SQLite gets WAL mode, a busy timeout and foreign keys, and its write transactions begin
     with ``BEGIN IMMEDIATE`` (the write lock up front, so two writers never both read a head
     and then race to append). ``autocheckpoint=False``: no commit checkpoints the write-ahead
-    log; the caller does (:class:`caltrop.store.checkpoint.Checkpointer`).
+    log; the caller does (:class:`caltrop.store.checkpoint.Checkpointer`). ``synchronous``:
+    ``"full"`` (the default) — a commit returns once the log is on disk; ``"normal"`` — once it
+    is in the log, which the operating system writes out: a commit survives the process's
+    crash or kill (the write-ahead log is never left half-written), and a power cut may take
+    back the last commits before the next checkpoint (SQLite's own advice for WAL mode; what
+    the table server uses, so that a busy disk's sync does not hold every command).
     """
     url = url or default_url()
     parsed = make_url(url)
@@ -42,7 +51,7 @@ def open_database(
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
-        _sqlite_setup(engine, autocheckpoint=autocheckpoint)
+        _sqlite_setup(engine, autocheckpoint=autocheckpoint, synchronous=synchronous)
     else:
         engine = create_engine(url, pool_pre_ping=True)
     if migrate_now:
@@ -50,7 +59,12 @@ def open_database(
     return engine
 
 
-def _sqlite_setup(engine: Engine, *, autocheckpoint: bool = True) -> None:
+def _sqlite_setup(
+    engine: Engine,
+    *,
+    autocheckpoint: bool = True,
+    synchronous: Literal["full", "normal"] = "full",
+) -> None:
     """SQLAlchemy's recipe for SQLite transactions: pysqlite's own BEGIN is switched off and
     the engine emits ``BEGIN`` (readers) or ``BEGIN IMMEDIATE`` (writers) itself."""
 
@@ -61,7 +75,7 @@ def _sqlite_setup(engine: Engine, *, autocheckpoint: bool = True) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute(f"PRAGMA synchronous={synchronous.upper()}")
         if not autocheckpoint:
             cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()

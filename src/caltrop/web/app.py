@@ -125,7 +125,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         sqlite = make_url(settings.database_url or default_url()).get_backend_name() == "sqlite"
-        engine = open_database(settings.database_url, autocheckpoint=not sqlite)
+        engine = open_database(
+            settings.database_url, autocheckpoint=not sqlite, synchronous=settings.sqlite_sync
+        )
         checkpointer = Checkpointer(engine) if sqlite else None  # off the commit path
         if checkpointer is not None:
             checkpointer.start()
