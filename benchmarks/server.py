@@ -6,7 +6,8 @@ seat) and waits until every socket of the table has received it. Printed: comman
 tables and p50/p99 latency from sending a command to the last socket of its table receiving
 its events (play starts once every table is seated: the latencies are of play, not of 1,000
 sockets connecting); and, measured in the same run, a baseline: a bare FastAPI WebSocket echo (each
-message sent on the 5 sockets of a table, timed to the last echo).
+message sent on the 5 sockets of a table, timed to the last echo), its tables paced as the
+server's are.
 
 ``python benchmarks/server.py [--tables 20] [--commands 20] [--think S] [--db URL]`` (default:
 SQLite in a temporary folder). ``--think S``: each table waits a random time (exponential, mean
@@ -205,13 +206,26 @@ async def _post_command(
 
 
 async def _echo_table(
-    client: httpx.AsyncClient, base: str, messages: int, latencies: list[float]
+    client: httpx.AsyncClient,
+    base: str,
+    messages: int,
+    latencies: list[float],
+    seed: int = 0,
+    think: float = 0.0,
+    ready: Seated | None = None,
 ) -> int:
+    """The baseline's table: 5 echo sockets, a message sent on each and timed to the last
+    echo, paced as the tables are (the same ``think``, the same seeds)."""
+    rng = random.Random(seed)
     async with contextlib.AsyncExitStack() as stack:
         sessions = [
             await stack.enter_async_context(aconnect_ws(f"{base}/ws", client)) for _ in range(5)
         ]
+        if ready is not None:
+            await ready.seated()
         for n in range(messages):
+            if think > 0:
+                await asyncio.sleep(rng.expovariate(1 / think))
             start = time.perf_counter()
             for s in sessions:
                 await s.send_text(f"m{n}")
@@ -292,12 +306,15 @@ async def _drive_tables(
     return sum(counts), latencies
 
 
-async def _echo_tables(base: str, tables: int, messages: int) -> tuple[int, list[float]]:
-    limits = httpx.Limits(max_connections=tables * 6 + 10)
+async def _echo_tables(
+    base: str, seeds: list[int], messages: int, think: float, everyone: Any = None
+) -> tuple[int, list[float]]:
+    limits = httpx.Limits(max_connections=len(seeds) * 6 + 10)
     latencies: list[float] = []
+    ready = Seated(len(seeds), everyone)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
         counts = await asyncio.gather(
-            *(_echo_table(client, base, messages, latencies) for _ in range(tables))
+            *(_echo_table(client, base, messages, latencies, s, think, ready) for s in seeds)
         )
     return sum(counts), latencies
 
@@ -307,7 +324,7 @@ def _load_process(job: tuple[str, list[int], int, float, Any]) -> tuple[int, lis
     return asyncio.run(_drive_tables(base, seeds, commands, think, everyone))
 
 
-def _echo_process(job: tuple[str, int, int]) -> tuple[int, list[float]]:
+def _echo_process(job: tuple[str, list[int], int, float, Any]) -> tuple[int, list[float]]:
     return asyncio.run(_echo_tables(*job))
 
 
@@ -355,9 +372,11 @@ def _run(
         print(_figures("caltrop", count, wall, latencies))
         ours = Figures(count, wall, latencies)
         echo_base = f"http://127.0.0.1:{echo_port}"
-        count, wall, latencies = _in_processes(
-            _echo_process, [(echo_base, len(seeds), commands) for seeds in shares]
-        )
+        with multiprocessing.Manager() as manager:
+            everyone = manager.Barrier(len(shares))
+            count, wall, latencies = _in_processes(
+                _echo_process, [(echo_base, seeds, commands, think, everyone) for seeds in shares]
+            )
         print(_figures("baseline (FastAPI WebSocket echo ×5)", count, wall, latencies))
         return ours, Figures(count, wall, latencies)
     finally:

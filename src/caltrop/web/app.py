@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
+import orjson
 from fastapi import (
     Depends,
     FastAPI,
@@ -421,7 +422,9 @@ async def _pump(websocket: WebSocket, subscriber: Subscriber) -> None:
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
         while True:
             message = await subscriber.queue.get()
-            await websocket.send_json(message)
+            # orjson: the same JSON as the standard library's, ~5× faster (a view is ~6 KB,
+            # five of them a command)
+            await websocket.send_text(orjson.dumps(message).decode())
             if message is REVOKED:
                 await websocket.close(code=1008, reason="this seat was revoked")
                 return
