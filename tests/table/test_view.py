@@ -19,7 +19,7 @@ from caltrop.core.commands import GM, Act, parse_command
 from caltrop.core.model import Side
 from caltrop.encounter import CHANCE, Encounter
 from caltrop.errors import InvalidActionError
-from caltrop.table import HealthShown, Reveal, health_label, view, visible_event
+from caltrop.table import HealthShown, Reveal, health_label, view, views, visible_event
 from tests.table.plays import BUNDLED, begin, random_play
 
 #: what a player never sees of an NPC by default (its numbers and its sheet)
@@ -61,6 +61,26 @@ def test_a_players_view_never_holds_a_hidden_npc_field(name: str, seed: int) -> 
         shown = [o for o in dicts(gm) if o.get("id") in npcs and "side" in o]
         assert shown
         assert all({"health", "aspects", "resources"} <= set(o) for o in shown)
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_a_broadcasts_views_are_each_viewers_own_view(name: str) -> None:
+    """A broadcast works the log out once for the GM and once for the players (issue 11's
+    speed); each view must still be exactly what ``view`` gives that viewer alone, hidden
+    GM commands about an NPC included (the players' log reads "(hidden)", the GM's the number)."""
+    enc = begin(name, 5)
+    npc = next(c.id for c in enc.creatures if c.side is Side.NPC)
+    shown = {npc: Reveal(health=HealthShown.LABEL)}
+    viewers = [GM, *(c.id for c in enc.creatures if c.side is Side.PC)]
+    enc.apply(parse_command(f"gm: damage {npc} 1"))
+    for _ in random_play(enc, 5, 25):
+        together = views(enc, viewers, shown)
+        assert list(together) == viewers
+        for viewer in viewers:
+            assert together[viewer].to_json() == view(enc, viewer, shown).to_json()
+    logs = {v: json.dumps(together[v].as_dict()["log"]) for v in viewers}
+    assert "(hidden)" in logs[viewers[1]]
+    assert "(hidden)" not in logs[GM]
 
 
 def test_the_gm_chooses_what_players_see_of_each_npc() -> None:

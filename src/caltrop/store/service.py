@@ -53,7 +53,7 @@ from caltrop.store.repository import (
     Repository,
     Seat,
 )
-from caltrop.table import HealthShown, Reveal, TableView, npc_reveals, view, visible_event
+from caltrop.table import HealthShown, Reveal, TableView, npc_reveals, views, visible_event
 from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
 
@@ -366,9 +366,9 @@ class Tables:
 
     @staticmethod
     def _views(located: Located, encounter: Encounter, viewers: Set[str]) -> dict[str, TableView]:
-        shown = reveal_from(located.visibility)
         present = {c.id for c in encounter.creatures}
-        return {v: view(encounter, v, shown) for v in viewers if v == GM or v in present}
+        playing = [v for v in viewers if v == GM or v in present]
+        return views(encounter, playing, reveal_from(located.visibility))
 
     def told(
         self,

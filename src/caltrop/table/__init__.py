@@ -18,6 +18,7 @@ from caltrop.table.view import (
     PendingView,
     TableView,
     view,
+    views,
 )
 from caltrop.table.visibility import HealthShown, Reveal, health_label
 
@@ -38,5 +39,6 @@ __all__ = [
     "pending_odds",
     "pool_text",
     "view",
+    "views",
     "visible_event",
 ]

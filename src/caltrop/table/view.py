@@ -231,6 +231,7 @@ def view(
     visibility: Mapping[str, Reveal] | None = None,
     *,
     answers_for: Iterable[str] | None = None,
+    log: Iterable[Mapping[str, Any]] | None = None,
 ) -> TableView:
     """The encounter as ``viewer`` (``"gm"`` or a creature id) may see it.
 
@@ -239,6 +240,8 @@ def view(
     ``answers_for`` names the actors whose options the view lists (default: a player its own
     creature; the GM ``gm`` and every NPC). The GM may issue every command, so a GM's view may
     list every creature's (the terminal, where one keyboard runs them all); a player's may not.
+    ``log``: the log entries if already worked out for another viewer who sees the log alike
+    (:func:`views`: every player sees the same log, the GM another).
     Raises :class:`InvalidActionError` for a viewer that is neither the GM nor a creature.
     """
     if viewer != GM:
@@ -276,8 +279,24 @@ def view(
         creatures=creatures,
         pending=_pending(encounter, pending, seen) if pending is not None else None,
         options={actor: tuple(_options(encounter, actor, seen)) for actor in actors},
-        log=tuple(log_entries(encounter, viewer, visibility=shown)),
+        log=tuple(log_entries(encounter, viewer, visibility=shown) if log is None else log),
     )
+
+
+def views(
+    encounter: Encounter, viewers: Iterable[str], visibility: Mapping[str, Reveal] | None = None
+) -> dict[str, TableView]:
+    """The view of each of ``viewers`` (as :func:`view`), the log worked out once for the GM
+    and once for all the players (an event reads the same to every player,
+    :func:`~caltrop.table.events.visible_event`): a broadcast's views."""
+    logs: dict[bool, tuple[dict[str, Any], ...]] = {}
+    out: dict[str, TableView] = {}
+    for viewer in viewers:
+        key = viewer == GM
+        if key not in logs:
+            logs[key] = tuple(log_entries(encounter, viewer, visibility=visibility or {}))
+        out[viewer] = view(encounter, viewer, visibility, log=logs[key])
+    return out
 
 
 class _Sight:
