@@ -103,7 +103,8 @@ PolicyOpt = Annotated[
     typer.Option(
         "--policy",
         help="Tactics: NAME for both sides, or pc=NAME / npc=NAME (random, attack-weakest, "
-        "tactical). Default: the encounter file's policies, else tactical.",
+        "tactical). Default: the encounter file's policies, else tactical. With --fast: "
+        "tactical only, played compiled.",
     ),
 ]
 ReportOpt = Annotated[
