@@ -1,18 +1,26 @@
 """``caltrop sim --fast`` and ``caltrop sweep --fast``: the fast path behind the simulator's CLI
-(:mod:`caltrop.sim.fast.records`), checked against :func:`caltrop.sim.fast.simulate` itself."""
+(:mod:`caltrop.sim.fast.records`), checked against :func:`caltrop.sim.fast.simulate` itself; and
+``--fast --policy tactical``: the compiled tactical kernel (:mod:`caltrop.sim.fast.tactical`),
+checked against the library, the reference engine (in distribution) and the exact answer, with
+its fallback to the reference engine said in one line."""
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 import pytest
 
+from caltrop.cli import sim_commands
 from caltrop.content import load_encounter
 from caltrop.core.model import Side
 from caltrop.sim.fast import FastResult, simulate
 from caltrop.sim.fast.records import simulate_fast, to_records
+from caltrop.sim.fast.tactical import simulate_tactical
 from caltrop.sim.overrides import Variant, parse_variant
 from caltrop.sim.runner import DRAW, NPC_WINS, PC_WINS, SimulationError
 from tests.sim.cli import run, run_json
@@ -146,11 +154,14 @@ def test_fast_names_the_variant_it_cannot_play() -> None:
 @pytest.mark.parametrize(
     ("command", "extra", "message"),
     [
-        ("sim", ["--policy", "tactical"], "one fixed tactic"),
-        ("sim", ["--policy", "pc=random"], "one fixed tactic"),
+        ("sim", ["--policy", "pc=random"], "not pc=random npc=tactical"),
+        ("sim", ["--policy", "attack-weakest"], "plays tactical on both sides"),
+        ("sim", ["--policy", "search"], "drop --fast to play those on the reference engine"),
+        ("sim", ["--policy", "clever"], "no policy named 'clever'"),
         ("sim", ["--dask", "tcp://x:1"], "does not use --dask"),
+        ("sim", ["--policy", "tactical", "--dask", "tcp://x:1"], "does not use --dask"),
         ("sim", ["--exact"], "--exact solves the reference engine's tactics"),
-        ("sweep", ["--param", "load_reset=turn,round", "--policy", "tactical"], "one fixed tactic"),
+        ("sweep", ["--param", "load_reset=turn,round", "--policy", "npc=random"], "npc=random"),
         ("sweep", ["--param", "load_reset=turn,round", "--dask", "tcp://x:1"], "--dask"),
     ],
 )
@@ -161,6 +172,146 @@ def test_fast_refuses_options_it_cannot_honour(
     assert result.exit_code == 2
     assert message in result.stderr
     assert "Traceback" not in result.output
+
+
+# -- --fast --policy tactical: the compiled tactical kernel -----------------------------------------
+
+#: Two-sample z of the compiled-against-reference checks: 99.9% two-sided.
+Z_999 = NormalDist().inv_cdf(0.9995)
+
+
+def compiled_args(encounter: str, n: int, seed: int, *extra: str) -> list[str]:
+    return ["sim", encounter, "--fast", "--policy", "tactical", "--n", str(n), "--seed", str(seed),
+            *extra]  # fmt: skip
+
+
+def test_fast_policy_tactical_plays_the_compiled_kernel() -> None:
+    data = run_json(*compiled_args("goblin-ambush", 3000, 5))
+    assert data["engine"] == "compiled-tactical"
+    assert "engine_note" not in data
+    assert data["policies"] == {"pc": "tactical", "npc": "tactical"}
+    (entry,) = data["variants"]
+    # the library's compiled run with the same seed, encounter for encounter
+    lib = simulate_tactical(load_encounter("goblin-ambush"), [Variant("baseline")], n=3000, seed=5)
+    records = lib.runs[0].records
+    for side in ("pc", "npc"):
+        assert entry["win_rate"][side]["p"] == float(records.wins(side).mean())
+    assert entry["rounds"]["mean"] == pytest.approx(float(records.rounds.mean()), abs=1e-12)
+    text = run(*compiled_args("goblin-ambush", 200, 5))
+    assert text.exit_code == 0, text.output
+    assert "seed 5, tactic: tactical (compiled)" in text.stdout
+    assert "reference engine" not in text.output
+
+
+def test_fast_policy_tactical_reproduces_its_figures() -> None:
+    # the same seed gives the same figures, whatever --workers (numba threads) says
+    one = run_json(*compiled_args("goblin-ambush", 6000, 21, "--workers", "1"))
+    again = run_json(*compiled_args("goblin-ambush", 6000, 21, "--workers", "1"))
+    two = run_json(*compiled_args("goblin-ambush", 6000, 21, "--workers", "2"))
+    assert one == again == two
+    other = run_json(*compiled_args("goblin-ambush", 6000, 22))
+    assert other["variants"][0]["win_rate"] != one["variants"][0]["win_rate"]
+
+
+def _z(a: dict[str, Any], b: dict[str, Any], side: str) -> float:
+    """Two-sample z of the two runs' win rates of ``side`` (each with its own variance)."""
+    pa, pb = a["win_rate"][side]["p"], b["win_rate"][side]["p"]
+    se = math.sqrt(pa * (1 - pa) / a["n"] + pb * (1 - pb) / b["n"])
+    return abs(pa - pb) / se
+
+
+def _z_rounds(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """Two-sample z of the mean rounds; each SE read back from the run's normal 95% interval."""
+    z95 = NormalDist().inv_cdf(0.975)
+
+    def mean_se(v: dict[str, Any]) -> tuple[float, float]:
+        iv = v["rounds_mean_interval"]
+        return iv["mean"], (iv["hi"] - iv["lo"]) / (2 * z95)
+
+    (ma, sa), (mb, sb) = mean_se(a), mean_se(b)
+    return abs(ma - mb) / math.hypot(sa, sb)
+
+
+def test_fast_policy_tactical_agrees_with_the_reference_engine() -> None:
+    # the same choices on other dice streams: the same distribution. 300 reference encounters
+    # (~2 s) against 20,000 compiled ones, two-sample z at 99.9% (|z| < 3.29) on each side's win
+    # rate and the mean rounds; the fight is contested, so a wrong policy would show
+    reference = run_json("sim", "goblin-ambush", "--policy", "tactical", "--n", "300",
+                         "--seed", "5")  # fmt: skip
+    compiled = run_json(*compiled_args("goblin-ambush", 20_000, 5))
+    assert (reference["engine"], compiled["engine"]) == ("reference", "compiled-tactical")
+    (ref,) = reference["variants"]
+    (fast,) = compiled["variants"]
+    for side in ("pc", "npc"):
+        assert _z(ref, fast, side) < Z_999, (side, ref["win_rate"], fast["win_rate"])
+    assert _z_rounds(ref, fast) < Z_999, (ref["rounds_mean_interval"], fast["rounds_mean_interval"])
+    assert 0.05 < fast["win_rate"]["pc"]["lo"] < fast["win_rate"]["pc"]["hi"] < 0.95
+
+
+def test_fast_policy_tactical_against_the_exact_answer() -> None:
+    # the duel solved exactly under tactical (--exact) and sampled by the kernel: the exact
+    # P(PC wins) lies within 3.29 standard errors of 40,000 compiled encounters
+    data = run_json(*compiled_args("duel", 40_000, 3, "--exact"))
+    assert data["engine"] == "compiled-tactical"
+    (entry,) = data["variants"]
+    exact = entry["exact"]["win_rate"]["pc"]["p"]
+    p = entry["win_rate"]["pc"]["p"]
+    assert abs(p - exact) < Z_999 * math.sqrt(exact * (1 - exact) / 40_000), (p, exact)
+
+
+def test_fast_policy_tactical_falls_back_on_an_action_point_encounter() -> None:
+    # the kernel plays the Action Load economy only: the reference engine plays, and one line
+    # says why; its figures are the reference engine's own, roll for roll
+    args = ["--n", "6", "--seed", "2", "--workers", "1"]
+    result = run("sim", "bridge-duel-ap", "--fast", "--policy", "tactical", *args, "--json")
+    assert result.exit_code == 0, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("--fast --policy tactical: played by the reference engine (slower)")
+    assert "Action Load economy only, not action_points" in line
+    data = json.loads(result.stdout)
+    assert data["engine"] == "reference"
+    assert "Action Load economy only" in data.pop("engine_note")
+    reference = run_json("sim", "bridge-duel-ap", "--policy", "tactical", *args)
+    assert data == reference
+    text = run("sim", "bridge-duel-ap", "--fast", "--policy", "tactical", *args)
+    assert "policies pc=tactical npc=tactical (reference engine)" in text.stdout
+
+
+def test_fast_policy_tactical_falls_back_on_an_option_it_cannot_play() -> None:
+    result = run(*compiled_args("orc-bridge", 4, 1, "--workers", "1", "--variant",
+                                "chk:initiative=check,initiative_aspect=Finesse", "--json"))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "variant chk: " in result.stderr
+    assert "initiative: gm" in result.stderr
+    assert "reference engine" in json.loads(result.stdout)["engine_note"]
+    assert "Traceback" not in result.output
+
+
+def test_sweep_fast_policy_tactical_is_compiled() -> None:
+    data = run_json("sweep", "goblin-ambush", "--fast", "--policy", "tactical", "--param",
+                    "load_reset=turn,round", "--n", "2000", "--seed", "4")  # fmt: skip
+    assert data["engine"] == "compiled-tactical"
+    definition = load_encounter("goblin-ambush")
+    variants = [parse_variant(f"load_reset={v}") for v in ("turn", "round")]
+    lib = simulate_tactical(definition, variants, n=2000, seed=4)
+    for point, run_ in zip(data["points"], lib.runs, strict=True):
+        assert point["win_rate"]["pc"]["p"] == float(run_.records.wins("pc").mean())
+
+
+def test_fast_policy_tactical_reuses_its_run_across_tactics(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the tactical row is the compiled run itself (its n); the engine's other tactics play at
+    # most ACROSS_ENGINE_N encounters per variant, as after --fast alone
+    monkeypatch.setattr(sim_commands, "ACROSS_ENGINE_N", 40)
+    data = run_json("sim", "goblin-ambush", "--fast", "--policy", "tactical", "--variant",
+                    "load_reset=turn", "--variant", "load_reset=round", "--n", "3000", "--seed",
+                    "6", "--policies", "tactical,attack-weakest")  # fmt: skip
+    assert data["engine"] == "compiled-tactical"
+    rows = {r["policy"]: r for r in data["across_tactics"]["rows"]}
+    assert (rows["tactical"]["n"], rows["attack-weakest"]["n"]) == (3000, 40)
+    (mine,) = [d for d in data["differences"] if d["measure"] == "win_rate" and d["side"] == "pc"]
+    assert rows["tactical"]["diff"] == mine["diff"]
 
 
 # -- the conversion -------------------------------------------------------------------------------

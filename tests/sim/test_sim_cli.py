@@ -37,6 +37,9 @@ def test_sim_json_has_the_documented_shape() -> None:
     assert all({"diff", "lo", "hi"} <= set(d) for d in wins)
     assert data["seed"] == 3
     assert data["policies"] == {"pc": "tactical", "npc": "tactical"}  # the file says greedy
+    # without --fast the reference engine plays, even tactical against tactical (issue 13)
+    assert data["engine"] == "reference"
+    assert "engine_note" not in data
 
 
 def test_sim_results_do_not_depend_on_workers() -> None:
@@ -71,7 +74,7 @@ def test_sim_text_and_report(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Win rate (Wilson 95%)" in result.stdout
     assert "Paired differences" in result.stdout
-    assert "pc=attack-weakest npc=tactical" in result.stdout
+    assert "policies pc=attack-weakest npc=tactical (reference engine)" in result.stdout
     for name in ("win_rates.png", "rounds.png", "per_side.png", "report.md"):
         assert (report / name).stat().st_size > 0
     page = (report / "report.md").read_text(encoding="utf-8")
@@ -154,11 +157,13 @@ def test_sweep_json_text_and_report(tmp_path: Path) -> None:
     assert data["param"] == "orc-brute.aspects.Might"
     assert "best" not in data
     assert "crossing" not in data  # only with --target
+    assert data["engine"] == "reference"
     result = run(
         *args, "--seed", "5", "--workers", "1", "--target", "0.5", "--report", str(tmp_path)
     )
     assert result.exit_code == 0, result.output
     assert "The PC win rate crosses 50.0%" in result.stdout
+    assert "policies pc=tactical npc=tactical (reference engine)" in result.stdout
     assert (tmp_path / "sweep.png").stat().st_size > 0
     assert "sweep of `orc-brute.aspects.Might`" in (tmp_path / "report.md").read_text("utf-8")
 

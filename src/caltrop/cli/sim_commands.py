@@ -1,11 +1,20 @@
 """``caltrop sim`` (rule variants compared on paired encounters) and ``caltrop sweep`` (one stat
 or option stepped through values). Thin: parse, call :mod:`caltrop.sim`, render.
 
-Both play with the reference engine (:func:`caltrop.sim.runner.simulate`), or with ``--fast`` with
-the numba fast path (:func:`caltrop.sim.fast.records.simulate_fast`): one fixed tactic on every
-creature (Action Load: attack the weakest, hinder to save an ally; Action Points: the engine's
-``attack-weakest``); the summary, tables, ``--json`` and ``--report`` are the
-same, built from the same :class:`~caltrop.sim.runner.SimResult`."""
+Three engines play, named in the headline and in ``--json`` (``engine``):
+
+* ``reference`` (the default): :func:`caltrop.sim.runner.simulate`, any policies, dice rolled as
+  ``caltrop play`` rolls them;
+* ``fast`` (``--fast``): the numba fast path (:func:`caltrop.sim.fast.records.simulate_fast`),
+  one fixed tactic on every creature (Action Load: attack the weakest, hinder to save an ally;
+  Action Points: the engine's ``attack-weakest``);
+* ``compiled-tactical`` (``--fast --policy tactical``): ``tactical`` on both sides played by the
+  compiled kernel (``simulate(…, engine="compiled")``): the same choices as the Python policy on
+  the kernel's own dice streams. An encounter or variant the kernel cannot play is played by the
+  reference engine instead, and one line says why (the runner's ``engine_note``).
+
+The summary, tables, ``--json`` and ``--report`` are the same, built from the same
+:class:`~caltrop.sim.runner.SimResult`."""
 
 from __future__ import annotations
 
@@ -94,7 +103,8 @@ PolicyOpt = Annotated[
     typer.Option(
         "--policy",
         help="Tactics: NAME for both sides, or pc=NAME / npc=NAME (random, attack-weakest, "
-        "tactical). Default: the encounter file's policies, else tactical.",
+        "tactical). Default: the encounter file's policies, else tactical. With --fast: "
+        "tactical only, played compiled.",
     ),
 ]
 ReportOpt = Annotated[
@@ -108,7 +118,8 @@ FastOpt = Annotated[
         "--fast",
         help="Play with the numba fast path: one fixed tactic on every creature (Action Load: "
         "attack the weakest, hinder to save an ally; Action Points: attack-weakest); about a "
-        "thousand times the reference engine.",
+        "thousand times the reference engine. With --policy tactical: tactical on both sides, "
+        "compiled (the same choices, its own dice; the reference engine where it cannot).",
     ),
 ]
 MaxRoundsOpt = Annotated[
@@ -122,6 +133,19 @@ MaxRoundsOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+#: Who plays a run: the reference engine, the fast path's one tactic, or compiled tactical.
+Engine = Literal["reference", "fast", "compiled"]
+
+
+def _engine(fast: bool, policy: Sequence[str] | None) -> Engine:
+    """``--fast`` alone is the fast path's tactic; ``--fast --policy tactical`` the compiled
+    tactical kernel; without ``--fast`` the reference engine plays (its dice are the ones
+    ``caltrop play`` rolls, so a seed replays there roll for roll)."""
+    if not fast:
+        return "reference"
+    return "compiled" if policy else "fast"
 
 
 def _load(encounter: str) -> tuple[EncounterDef, dict[str, str]]:
@@ -284,11 +308,14 @@ def sim(
     from caltrop.sim.overrides import parse_variant
     from caltrop.sim.summary import summarise
 
+    engine = _engine(fast, policy)
     if fast:
-        _refuse_with_fast(dask=dask, policy=policy, exact=exact)
+        _refuse_with_fast(dask=dask, engine=engine, exact=exact)
     _check_workers(workers)
     _check_size(n, len(variant or ["baseline"]))
     definition, from_file = _load(encounter)
+    if engine == "compiled":
+        _check_compiled_policies(from_file, policy)
     run_seed = _seed(seed)
     try:
         variants = [parse_variant(v) for v in (variant or ["baseline"])]
@@ -304,10 +331,10 @@ def sim(
                 dask=cluster,
                 max_rounds=_sampled_rounds(max_rounds),
                 as_json=as_json,
-                fast=fast,
+                engine=engine,
             )
-        summary = summarise(result)
-        if fast:
+        summary = _named_engine(summarise(result))
+        if engine == "fast":
             from caltrop.sim.across import fast_tactic
 
             summary["fast_tactic"] = fast_tactic(definition)
@@ -322,6 +349,7 @@ def sim(
                 workers=workers,
                 max_rounds=_sampled_rounds(max_rounds),
                 quiet=as_json,
+                capped=summary["engine"] != "reference",
             )
         refused: CaltropError | None = None
         if exact:
@@ -343,7 +371,7 @@ def sim(
         raise typer.Exit(1)
 
 
-#: With --fast the engine's tactics play this many encounters per variant at most.
+#: With --fast (either kind) the engine's tactics play this many encounters per variant at most.
 ACROSS_ENGINE_N = 2000
 
 
@@ -358,9 +386,11 @@ def _across(
     workers: int | None,
     max_rounds: int,
     quiet: bool,
+    capped: bool,
 ) -> dict[str, Any]:
     """The variants' effect under every tactic (or those of --policies), the main run reused
-    for its own tactic; with --fast the engine's tactics play at most ACROSS_ENGINE_N each."""
+    for its own tactic; when ``capped`` (the main run was --fast, of either kind) the engine's
+    tactics play at most ACROSS_ENGINE_N each."""
     from caltrop.sim.across import (
         ACROSS_SEARCH_N,
         FAST,
@@ -375,7 +405,7 @@ def _across(
     main = result.policies["pc"] if result.policies["pc"] == result.policies["npc"] else None
     done = {main: result} if main is not None else {}
     out: dict[str, Any] = {"policies": names, "rows": [], "verdicts": []}
-    engine_n = min(n, ACROSS_ENGINE_N) if main == FAST else n
+    engine_n = min(n, ACROSS_ENGINE_N) if capped else n
     search_n = min(engine_n, ACROSS_SEARCH_N)
     if SEARCH in names and SEARCH not in done:
         fits, seconds = search_fits(definition, variants, engine_n, _workers(workers))
@@ -459,11 +489,25 @@ def _add_exact(
 
 
 def _tactics_text(summary: Mapping[str, Any]) -> str:
-    """The tactics of a run in words; the fast path names its one tactic (issue 13)."""
+    """The tactics of a run and the engine that played them, in words (issue 13)."""
     pc, npc = summary["policies"]["pc"], summary["policies"]["npc"]
-    if summary.get("engine") == "fast":
+    engine = summary.get("engine")
+    if engine == "fast":
         return f"tactic: the fast path's ({summary.get('fast_tactic', 'one fixed tactic')})"
-    return f"policies pc={pc} npc={npc}"
+    if engine == COMPILED:
+        return "tactic: tactical (compiled)"
+    return f"policies pc={pc} npc={npc} (reference engine)"
+
+
+#: ``SimResult.extra["engine"]`` of a run the compiled tactical kernel played.
+COMPILED = "compiled-tactical"
+
+
+def _named_engine(summary: dict[str, Any]) -> dict[str, Any]:
+    """``summary`` naming its engine: the fast path and the compiled kernel name themselves (in
+    the result's ``extra``); a run without a name was the reference engine's."""
+    summary.setdefault("engine", "reference")
+    return summary
 
 
 def _print_across(console: Console, across: Mapping[str, Any]) -> None:
@@ -640,10 +684,13 @@ def sweep(
         fail(f"--side must be pc or npc, not {side!r}")
     if target is not None and math.isnan(target):
         fail("--target is a win rate from 0 to 1, not nan")
+    engine = _engine(fast, policy)
     if fast:
-        _refuse_with_fast(dask=dask, policy=policy, exact=False)
+        _refuse_with_fast(dask=dask, engine=engine, exact=False)
     _check_workers(workers)
     definition, from_file = _load(encounter)
+    if engine == "compiled":
+        _check_compiled_policies(from_file, policy)
     run_seed = _seed(seed)
     try:
         path, values = parse_sweep(param)
@@ -665,10 +712,12 @@ def sweep(
                 dask=cluster,
                 max_rounds=_sampled_rounds(max_rounds),
                 as_json=as_json,
-                fast=fast,
+                engine=engine,
             )
-        summary = {**sweep_summary(result, key, values, side=side, target=target), **result.extra}
-        if fast:
+        summary = _named_engine(
+            {**sweep_summary(result, key, values, side=side, target=target), **result.extra}
+        )
+        if engine == "fast":
             from caltrop.sim.across import fast_tactic
 
             summary["fast_tactic"] = fast_tactic(definition)
@@ -689,13 +738,15 @@ def _run(
     dask: Any,
     max_rounds: int,
     as_json: bool,
-    fast: bool = False,
+    engine: Engine = "reference",
 ) -> SimResult:
     """Check every override before any work starts, then play all variants with a progress bar
-    (with ``fast``, on the fast path: ``workers`` numba threads, default numba's)."""
+    (on the fast path: ``workers`` numba threads, default numba's; compiled tactical:
+    ``workers`` numba threads, else as many worker processes where the reference engine plays
+    instead)."""
     from caltrop.sim.runner import resolve_policies, simulate
 
-    if fast:
+    if engine == "fast":
         return _run_fast(
             definition,
             variants,
@@ -708,7 +759,10 @@ def _run(
     policies = resolve_policies(from_file, _policies(policy))
     for v in variants:
         v.apply(definition)
-    with _progress(n * len(variants), "encounters", as_json) as advance:
+    what = "encounters"
+    if engine == "compiled":
+        what = _compiled_or_why(definition, variants)
+    with _progress(n * len(variants), what, as_json) as advance:
         return simulate(
             definition,
             variants,
@@ -720,22 +774,57 @@ def _run(
             max_rounds=max_rounds,
             progress=advance,
             encounter_name=definition.name,
+            engine=engine,
         )
 
 
-def _refuse_with_fast(*, dask: str | None, policy: list[str] | None, exact: bool) -> None:
-    """The options ``--fast`` cannot honour, refused before any work starts."""
+def _compiled_or_why(definition: EncounterDef, variants: list[Variant]) -> str:
+    """The progress bar's label of a --fast --policy tactical run; where the compiled kernel
+    cannot play an encounter or variant, one line on stderr first says why the reference
+    engine plays instead (it is slower: better told before the run than after). The runner
+    decides the same way and records it as ``engine_note`` (in --json)."""
+    from caltrop.sim.fast.compile import FastPathError
+    from caltrop.sim.fast.tactical import compile_variants
+
+    try:
+        compile_variants(definition, variants)
+    except FastPathError as exc:
+        err().print(
+            "--fast --policy tactical: played by the reference engine (slower): the compiled "
+            f"kernel cannot play it ({exc})",
+            soft_wrap=True,
+        )
+        return "encounters (reference engine)"
+    return "encounters (compiled)"
+
+
+def _refuse_with_fast(*, dask: str | None, engine: Engine, exact: bool) -> None:
+    """The options ``--fast`` cannot honour, refused before any work starts. ``--exact`` goes
+    with ``--fast --policy tactical``: the compiled kernel makes the Python policy's choices,
+    so the exact answer under ``tactical`` is the one its samples estimate."""
     if dask is not None:
         fail("--fast runs in this process on numba threads (--workers); it does not use --dask")
-    if policy:
+    if exact and engine == "fast":
         fail(
-            "--fast plays one fixed tactic on every creature (attack the weakest, hinder to save "
-            "an ally); --policy chooses the reference engine's tactics: drop one of them"
+            "--exact solves the reference engine's tactics, not the fast path's; drop --fast "
+            "(or add --policy tactical) to compare the sampled win rates with the exact ones"
         )
-    if exact:
+
+
+def _check_compiled_policies(from_file: Mapping[str, str], policy: list[str] | None) -> None:
+    """``--fast --policy …`` plays only ``tactical`` on both sides (the compiled kernel);
+    other tactics are refused before any work starts (the reference engine plays them)."""
+    from caltrop.sim.runner import resolve_policies
+
+    try:
+        chosen = resolve_policies(from_file, _policies(policy))
+    except CaltropError as exc:
+        fail(str(exc))
+    if chosen["pc"] != "tactical" or chosen["npc"] != "tactical":
         fail(
-            "--exact solves the reference engine's tactics, not the fast path's; drop --fast to "
-            "compare the sampled win rates with the exact ones"
+            f"--fast --policy plays tactical on both sides (compiled), not pc={chosen['pc']} "
+            f"npc={chosen['npc']}: drop --fast to play those on the reference engine, or "
+            "--policy to play the fast path's one tactic"
         )
 
 
