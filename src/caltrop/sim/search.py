@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from collections.abc import Iterable
 from fractions import Fraction
 from itertools import accumulate
 
@@ -38,8 +39,9 @@ import numpy as np
 from caltrop.core.commands import Command, RollDice, RollTotal
 from caltrop.core.model import Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
+from caltrop.sim.points_tactics import book as points_book
 from caltrop.sim.policies import Policy
-from caltrop.sim.tactics import TacticalPolicy
+from caltrop.sim.tactics import TacticalPolicy, profile
 
 #: Playouts per decision, shared among the candidates by successive halving.
 DEFAULT_BUDGET = 160
@@ -47,8 +49,12 @@ DEFAULT_BUDGET = 160
 FIRST_SHARE = 8
 #: Commands weighed at one decision (tactical's choice first, then the others in legal order).
 DEFAULT_CANDIDATES = 8
-#: Rounds a playout may run past the decision before it is cut (half a win each).
-DEFAULT_HORIZON = 30
+#: Rounds' worth of turns a playout runs past the decision before it is cut and its state
+#: valued (:class:`_Worth`); None plays every playout to the end.
+DEFAULT_HORIZON: float | None = 2.0
+#: How far the last challenger's playouts may grow while it is ahead of the default but not
+#: clearly: up to this many times the budget in all.
+DEFAULT_EXTRA = 4
 #: Another command replaces tactical's only if its paired playouts win more by this many
 #: standard errors of the paired difference.
 DEFAULT_MARGIN = 1.5
@@ -65,9 +71,10 @@ class SearchPolicy:
         *,
         budget: int = DEFAULT_BUDGET,
         candidates: int = DEFAULT_CANDIDATES,
-        horizon: int = DEFAULT_HORIZON,
+        horizon: float | None = DEFAULT_HORIZON,
         margin: float = DEFAULT_MARGIN,
         first: int = FIRST_SHARE,
+        extra: int = DEFAULT_EXTRA,
         base: Policy | None = None,
     ) -> None:
         self.rng = rng
@@ -76,6 +83,7 @@ class SearchPolicy:
         self.horizon = horizon
         self.margin = margin
         self.first = first
+        self.extra = extra
         self.base: Policy = base if base is not None else TacticalPolicy()
         #: the policy every creature plays in the playouts
         self.rollout: Policy = TacticalPolicy()
@@ -83,7 +91,13 @@ class SearchPolicy:
         self.searched = 0
         self.played = 0
         self.overruled = 0
+        #: decisions left to the base because every first playout came out the same
+        self.settled = 0
+        #: playouts cut at the horizon (valued, not played to the end)
+        self.cut = 0
         self._shift = 0.0
+        self._seeds: list[int] = []
+        self._worth: _Worth | None = None
 
     def choose(self, encounter: Encounter, actor: str) -> Command:
         default = self.base.choose(encounter, actor)
@@ -93,35 +107,62 @@ class SearchPolicy:
         pool = [default, *legal[: max(0, self.candidates - 1)]]
         side = encounter.creature(actor).side
         self.searched += 1
+        self._shift = float(self.rng.random())
+        self._seeds = []
+        self._worth = _Worth(encounter)
         results: dict[int, list[float]] = {k: [] for k in range(len(pool))}
+        self._extend(encounter, pool, results, range(len(pool)), side, self.first)
+        if _flat(results):  # every candidate gave the same result on every playout
+            self.settled += 1
+            return default
         alive = list(range(len(pool)))
         share = max(
             self.first, self.budget // (len(pool) * max(1, math.ceil(math.log2(len(pool)))))
         )
-        spent = 0
-        self._shift = float(self.rng.random())
-        seeds: list[int] = []
-        while True:
+        spent = self.first * len(pool)
+        while len(alive) > 2 and spent < self.budget:
             want = len(results[0]) + share
-            while len(seeds) < want:
-                seeds.append(int(self.rng.integers(0, 2**63 - 1)))
-            for k in alive:
-                done = len(results[k])
-                results[k].extend(self._estimate(encounter, pool[k], side, seeds, done, want))
-                spent += want - done
-            if len(alive) <= 2 or spent >= self.budget:
-                break
-            alive.sort(key=lambda k: -sum(results[k]) / len(results[k]))
+            spent += self._extend(encounter, pool, results, alive, side, want)
+            alive.sort(key=lambda k: -_mean(results[k]))
             keep = alive[: max(2, len(alive) // 2)]
             if 0 not in keep:
                 keep = [*keep[:-1], 0]
             alive = keep
             share *= 2
-        best = max(alive, key=lambda k: (sum(results[k]) / len(results[k]), k == 0))
-        if best == 0 or not _clearly_better(results[best], results[0], self.margin):
+        best = max((k for k in alive if k != 0), key=lambda k: _mean(results[k]))
+        # the last challenger against the default: more playouts while it is ahead but not
+        # clearly (sequential, within ``extra`` × the budget), none once it falls behind
+        cap = self.budget * self.extra
+        while True:
+            verdict = _verdict(results[best], results[0], self.margin)
+            if verdict is not None or spent >= cap:
+                break
+            want = 2 * len(results[0])
+            spent += self._extend(encounter, pool, results, [0, best], side, want)
+        if not verdict:
             return default
         self.overruled += 1
         return pool[best]
+
+    def _extend(
+        self,
+        encounter: Encounter,
+        pool: list[Command],
+        results: dict[int, list[float]],
+        which: Iterable[int],
+        side: Side,
+        want: int,
+    ) -> int:
+        """Bring each candidate in ``which`` to ``want`` playouts; the playouts played."""
+        while len(self._seeds) < want:
+            self._seeds.append(int(self.rng.integers(0, 2**63 - 1)))
+        spent = 0
+        for k in which:
+            done = len(results[k])
+            if done < want:
+                results[k].extend(self._estimate(encounter, pool[k], side, self._seeds, done, want))
+                spent += want - done
+        return spent
 
     def _estimate(
         self,
@@ -164,19 +205,32 @@ class SearchPolicy:
             encounter.apply(rollout.choose(encounter, who))
 
     def _play(self, encounter: Encounter, side: Side) -> float:
-        """Play ``encounter`` out: 1 if ``side`` wins, 0.5 if undecided or cut, else 0."""
-        limit = encounter.round + self.horizon
+        """Play ``encounter`` out under the rollout policy: 1 if ``side`` wins, 0 if it loses,
+        0.5 if it ends undecided; cut after ``horizon`` rounds' worth of turns (a turn per
+        creature standing at the cut's start), where the cut state is worth :class:`_Worth`."""
         rollout = self.rollout
+        turns = 0
+        limit = (
+            None
+            if self.horizon is None
+            else max(1, round(self.horizon * (len(encounter.down) - sum(encounter.down))))
+        )
+        owner = encounter.turn_owner
         while True:
             who = encounter.current()
             if who == TERMINAL:
                 return _result(encounter, side)
-            if encounter.round > limit:
-                return standing(encounter, side)
             if who == CHANCE:
                 encounter.apply(_ROLL)
-            else:
-                encounter.apply(rollout.choose(encounter, who))
+                continue
+            if limit is not None and not encounter.pending and encounter.turn_owner != owner:
+                owner = encounter.turn_owner
+                turns += 1
+                if turns >= limit:
+                    self.cut += 1
+                    assert self._worth is not None
+                    return self._worth.value(encounter, side)
+            encounter.apply(rollout.choose(encounter, who))
 
 
 def _result(encounter: Encounter, side: Side) -> float:
@@ -199,6 +253,65 @@ def standing(encounter: Encounter, side: Side) -> float:
     return 0.5 if own + foe == 0 else own / (own + foe)
 
 
+class _Worth:
+    """What a playout cut before the end is worth to a side: its odds in a Lanchester race
+    (aimed fire: a side's strength is its damage per turn times the Health it has to lose), each
+    creature's damage per turn its ``threat`` from the tactics' exact dice distributions
+    (:func:`caltrop.sim.tactics.profile`, or the Action Point tactics' :func:`book`)::
+
+        strength(s) = (Σ threat of s's creatures standing) × (Σ Health of s's creatures)
+        worth(s) = strength(s) / (strength(s) + strength(other))
+
+    1 when only ``s`` stands, 0 when only the other does, ½ for a mirror."""
+
+    __slots__ = ("threat",)
+
+    def __init__(self, encounter: Encounter) -> None:
+        if encounter.economy.name == "action_points":
+            self.threat: tuple[float, ...] = points_book(encounter.definition).threat
+        else:
+            self.threat = profile(encounter.definition).threat
+
+    def value(self, encounter: Encounter, side: Side) -> float:
+        own_rate = own_health = foe_rate = foe_health = 0.0
+        for creature, health, down, threat in zip(
+            encounter.creatures, encounter.health, encounter.down, self.threat, strict=True
+        ):
+            if down or health <= 0:
+                continue
+            if creature.side is side:
+                own_rate += threat
+                own_health += health
+            else:
+                foe_rate += threat
+                foe_health += health
+        own, foe = own_rate * own_health, foe_rate * foe_health
+        return 0.5 if own + foe == 0 else own / (own + foe)
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def _flat(results: dict[int, list[float]]) -> bool:
+    """Whether every playout of every candidate came out the same (nothing here is at stake)."""
+    first = results[0][0]
+    return all(x == first for got in results.values() for x in got)
+
+
+def _verdict(got: list[float], base: list[float], z: float) -> bool | None:
+    """Paired differences ``got − base``: True if positive by ``z`` standard errors, False if
+    not positive at all, None while undecided (ahead, but within ``z`` standard errors)."""
+    n = min(len(got), len(base))
+    diffs = [g - b for g, b in zip(got[:n], base[:n], strict=True)]
+    total = sum(diffs)
+    if total <= 0:
+        return False
+    mean = total / n
+    var = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
+    return True if mean * mean * n >= z * z * var else None
+
+
 def _outcomes(encounter: Encounter) -> tuple[list[RollTotal], list[float]]:
     """The pending roll's totals and their cumulative probabilities (the last is 1)."""
     pairs = encounter.chance_outcomes()
@@ -217,18 +330,6 @@ def _van_der_corput(k: int) -> float:
         k >>= 1
         scale /= 2
     return u
-
-
-def _clearly_better(got: list[float], base: list[float], z: float) -> bool:
-    """Whether the paired differences ``got − base`` are positive by ``z`` standard errors."""
-    n = min(len(got), len(base))
-    diffs = [g - b for g, b in zip(got[:n], base[:n], strict=True)]
-    total = sum(diffs)
-    if total <= 0:
-        return False
-    mean = total / n
-    var = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
-    return mean * mean * n >= z * z * var
 
 
 __all__ = [
