@@ -29,6 +29,7 @@ from caltrop.sim.search import (
     DEFAULT_CANDIDATES,
     DEFAULT_EXTRA,
     DEFAULT_HORIZON,
+    DEFAULT_MARGIN,
     FIRST_SHARE,
     SearchPolicy,
 )
@@ -103,6 +104,7 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=FIRST_SHARE)
     parser.add_argument("--extra", type=int, default=DEFAULT_EXTRA)
     parser.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES)
+    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
     args = parser.parse_args()
     settings: dict[str, Any] = {
         "budget": args.budget,
@@ -110,6 +112,7 @@ def main() -> None:
         "first": args.first,
         "extra": args.extra,
         "candidates": args.candidates,
+        "margin": args.margin,
     }
     names = args.names or [n for n in bundled_encounters() if n != "duel"]
     print(f"load average before: {os.getloadavg()}", flush=True)

@@ -57,7 +57,7 @@ DEFAULT_HORIZON: float | None = 2.0
 DEFAULT_EXTRA = 4
 #: Another command replaces tactical's only if its paired playouts win more by this many
 #: standard errors of the paired difference.
-DEFAULT_MARGIN = 1.5
+DEFAULT_MARGIN = 2.0
 
 _ROLL = RollDice()
 
@@ -130,15 +130,19 @@ class SearchPolicy:
             alive = keep
             share *= 2
         best = max((k for k in alive if k != 0), key=lambda k: _mean(results[k]))
-        # the last challenger against the default: more playouts while it is ahead but not
-        # clearly (sequential, within ``extra`` × the budget), none once it falls behind
+        if _mean(results[best]) <= _mean(results[0]):
+            return default
+        # the challenger that looks best is tested again on fresh playouts only (the ones that
+        # chose it flatter it), more of them while it leads but not clearly, within ``extra`` ×
+        # the budget; it replaces the default only if it leads by ``margin`` standard errors
+        fresh = len(results[0])
+        chunk = max(self.first, fresh)
         cap = self.budget * self.extra
-        while True:
-            verdict = _verdict(results[best], results[0], self.margin)
-            if verdict is not None or spent >= cap:
-                break
-            want = 2 * len(results[0])
-            spent += self._extend(encounter, pool, results, [0, best], side, want)
+        verdict: bool | None = None
+        while verdict is None and spent < cap:
+            spent += self._extend(encounter, pool, results, [0, best], side, fresh + chunk)
+            verdict = _verdict(results[best][fresh:], results[0][fresh:], self.margin)
+            chunk *= 2
         if not verdict:
             return default
         self.overruled += 1
