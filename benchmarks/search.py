@@ -14,6 +14,7 @@ best response that ``tactical`` is already optimal there, so no search can beat 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -25,12 +26,8 @@ from caltrop.content import bundled_encounters, load_encounter
 from caltrop.core.model import Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollDice
 from caltrop.sim.search import (
-    DEFAULT_BUDGET,
-    DEFAULT_CANDIDATES,
     DEFAULT_EXTRA,
-    DEFAULT_HORIZON,
     DEFAULT_MARGIN,
-    FIRST_SHARE,
     SearchPolicy,
 )
 from caltrop.sim.stats import mcnemar_exact, paired_difference
@@ -98,17 +95,17 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
+    parser.add_argument("--budget", type=int, help="default: the module's (search.settings_for)")
     parser.add_argument("--sides", default="pc,npc")
-    parser.add_argument("--horizon", type=float, default=DEFAULT_HORIZON, help="0: to the end")
-    parser.add_argument("--first", type=int, default=FIRST_SHARE)
+    parser.add_argument("--horizon", type=float, help="rounds; 0: to the end")
+    parser.add_argument("--first", type=int)
     parser.add_argument("--extra", type=int, default=DEFAULT_EXTRA)
-    parser.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES)
+    parser.add_argument("--candidates", type=int)
     parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
     args = parser.parse_args()
     settings: dict[str, Any] = {
         "budget": args.budget,
-        "horizon": args.horizon or None,
+        "horizon": None if args.horizon is None else args.horizon or math.inf,
         "first": args.first,
         "extra": args.extra,
         "candidates": args.candidates,

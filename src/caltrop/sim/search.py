@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Iterable
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate
 
@@ -43,21 +44,45 @@ from caltrop.sim.points_tactics import book as points_book
 from caltrop.sim.policies import Policy
 from caltrop.sim.tactics import TacticalPolicy, profile
 
-#: Playouts per decision, shared among the candidates by successive halving.
-DEFAULT_BUDGET = 160
-#: Playouts each candidate gets in the first round of halving (at least).
-FIRST_SHARE = 8
-#: Commands weighed at one decision (tactical's choice first, then the others in legal order).
-DEFAULT_CANDIDATES = 8
-#: Rounds' worth of turns a playout runs past the decision before it is cut and its state
-#: valued (:class:`_Worth`); None plays every playout to the end.
-DEFAULT_HORIZON: float | None = 2.0
-#: How far the last challenger's playouts may grow while it is ahead of the default but not
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How much the search spends at a decision."""
+
+    #: playouts per decision, shared among the candidates by successive halving
+    budget: int
+    #: playouts each candidate gets in the first round (the screen: if every one of them comes
+    #: out the same, nothing is at stake and the base's choice stands)
+    first: int
+    #: commands weighed at one decision (the base's choice first, then the others in legal order)
+    candidates: int
+    #: rounds' worth of turns a playout runs past the decision before it is cut and its state
+    #: valued (:class:`_Worth`); ``math.inf`` plays every playout to the end
+    horizon: float
+
+
+#: An Action Load playout is cheap (a few ms to the end of Goblin Ambush): many of them.
+ACTION_LOAD = Settings(budget=160, first=8, candidates=8, horizon=2.0)
+#: An Action Point playout costs about ten times as much (positions and plans, R34-R39; a
+#: round of Bridge Duel is ~9 ms of ``tactical``): fewer, shorter ones, fewer candidates.
+ACTION_POINTS = Settings(budget=32, first=4, candidates=4, horizon=1.0)
+
+DEFAULT_BUDGET = ACTION_LOAD.budget
+FIRST_SHARE = ACTION_LOAD.first
+DEFAULT_CANDIDATES = ACTION_LOAD.candidates
+DEFAULT_HORIZON = ACTION_LOAD.horizon
+#: How far the last challenger's fresh playouts may grow while it leads the default but not
 #: clearly: up to this many times the budget in all.
 DEFAULT_EXTRA = 4
-#: Another command replaces tactical's only if its paired playouts win more by this many
+#: Another command replaces the base's only if its paired fresh playouts win more by this many
 #: standard errors of the paired difference.
 DEFAULT_MARGIN = 2.0
+
+
+def settings_for(encounter: Encounter) -> Settings:
+    """The search's default spending for the encounter's module."""
+    return ACTION_POINTS if encounter.economy.name == "action_points" else ACTION_LOAD
+
 
 _ROLL = RollDice()
 
@@ -69,20 +94,23 @@ class SearchPolicy:
         self,
         rng: np.random.Generator,
         *,
-        budget: int = DEFAULT_BUDGET,
-        candidates: int = DEFAULT_CANDIDATES,
-        horizon: float | None = DEFAULT_HORIZON,
+        budget: int | None = None,
+        candidates: int | None = None,
+        horizon: float | None = None,
         margin: float = DEFAULT_MARGIN,
-        first: int = FIRST_SHARE,
+        first: int | None = None,
         extra: int = DEFAULT_EXTRA,
         base: Policy | None = None,
     ) -> None:
+        """Each of ``budget``, ``candidates``, ``horizon`` and ``first`` left None takes the
+        module's default (:func:`settings_for`: :data:`ACTION_LOAD` or :data:`ACTION_POINTS`)
+        at the first decision."""
         self.rng = rng
-        self.budget = budget
-        self.candidates = candidates
-        self.horizon = horizon
+        self._asked = (budget, first, candidates, horizon)
+        self.budget = self.first = self.candidates = 0
+        self.horizon = 0.0
+        self._resolved = False
         self.margin = margin
-        self.first = first
         self.extra = extra
         self.base: Policy = base if base is not None else TacticalPolicy()
         #: the policy every creature plays in the playouts
@@ -99,7 +127,18 @@ class SearchPolicy:
         self._seeds: list[int] = []
         self._worth: _Worth | None = None
 
+    def _resolve(self, encounter: Encounter) -> None:
+        module = settings_for(encounter)
+        budget, first, candidates, horizon = self._asked
+        self.budget = module.budget if budget is None else budget
+        self.first = module.first if first is None else first
+        self.candidates = module.candidates if candidates is None else candidates
+        self.horizon = module.horizon if horizon is None else horizon
+        self._resolved = True
+
     def choose(self, encounter: Encounter, actor: str) -> Command:
+        if not self._resolved:
+            self._resolve(encounter)
         default = self.base.choose(encounter, actor)
         legal = [c for c in encounter.legal_actions(actor) if c != default]
         if not legal:
@@ -216,7 +255,7 @@ class SearchPolicy:
         turns = 0
         limit = (
             None
-            if self.horizon is None
+            if math.isinf(self.horizon)
             else max(1, round(self.horizon * (len(encounter.down) - sum(encounter.down))))
         )
         owner = encounter.turn_owner
@@ -337,9 +376,13 @@ def _van_der_corput(k: int) -> float:
 
 
 __all__ = [
+    "ACTION_LOAD",
+    "ACTION_POINTS",
     "DEFAULT_BUDGET",
     "DEFAULT_CANDIDATES",
     "DEFAULT_HORIZON",
     "DEFAULT_MARGIN",
     "SearchPolicy",
+    "Settings",
+    "settings_for",
 ]
