@@ -12,15 +12,22 @@ that plays ``tactical`` it is a best response at this decision). Each estimate i
   shifted by a random offset drawn once per decision (every prefix of playouts spreads the
   roll's luck evenly over its range, each ``u_k`` is uniform, so the estimate is unbiased, and
   playout *k* of every candidate is equally lucky, so the comparison is paired);
-* **sampled after it**: the rest of the fight is played out under ``tactical`` on dice of the
-  copy's own (reseeded per playout: the real encounter's future dice are never seen), cut at
-  ``horizon`` rounds (half a win).
+* **sampled after it**: the fight goes on under ``tactical`` on dice of the copy's own
+  (reseeded per playout, the same seed for playout *k* of every candidate: the real
+  encounter's future dice are never seen), cut after ``horizon`` rounds' worth of turns, where
+  the state is valued as a Lanchester race (:class:`_Worth`: each side's damage per turn times
+  its Health) — a smoother, cheaper answer than playing every fight out.
 
-Candidates are cut by **successive halving**: every candidate gets a first share of playouts,
-then the better half (``tactical``'s choice always kept) twice as many, and so on within
-``budget`` playouts per decision. A command replaces ``tactical``'s only when its paired
-playouts beat it by ``margin`` standard errors (the best of several noisy estimates looks better
-than it is: without the margin the search would leave a good default for noise).
+Where it spends (:class:`Settings`, per module: :data:`ACTION_LOAD`, :data:`ACTION_POINTS`):
+
+* **a screen**: every candidate gets ``first`` playouts; if each of them comes out the same for
+  every candidate, nothing is at stake here and the base's choice stands;
+* **successive halving**: then the better half (the base's choice always kept) twice as many,
+  and so on within ``budget`` playouts;
+* **a fresh test**: the best-looking challenger is played again on fresh playouts only (the
+  ones that chose it flatter it: the best of several noisy estimates looks better than it is),
+  doubled while it leads but not clearly, within ``extra`` × the budget; it replaces the base's
+  command only if it leads by ``margin`` standard errors of the paired difference.
 
 The policy draws its playout seeds from its own seeded RNG, so it is not deterministic (no
 ``--exact``) but is reproducible: the runner seeds it per encounter.
@@ -59,13 +66,17 @@ class Settings:
     #: rounds' worth of turns a playout runs past the decision before it is cut and its state
     #: valued (:class:`_Worth`); ``math.inf`` plays every playout to the end
     horizon: float
+    #: whether decisions in a reaction window are searched too (else the base answers them)
+    windows: bool = True
 
 
 #: An Action Load playout is cheap (a few ms to the end of Goblin Ambush): many of them.
 ACTION_LOAD = Settings(budget=160, first=8, candidates=8, horizon=2.0)
 #: An Action Point playout costs about ten times as much (positions and plans, R34-R39; a
 #: round of Bridge Duel is ~9 ms of ``tactical``): fewer, shorter ones, fewer candidates.
-ACTION_POINTS = Settings(budget=32, first=4, candidates=4, horizon=1.0)
+#: Its defence windows are left to the tactics, which weigh Block, Dodge and Take Cover exactly
+#: on the damage already rolled (R45).
+ACTION_POINTS = Settings(budget=32, first=4, candidates=4, horizon=1.0, windows=False)
 
 DEFAULT_BUDGET = ACTION_LOAD.budget
 FIRST_SHARE = ACTION_LOAD.first
@@ -100,15 +111,18 @@ class SearchPolicy:
         margin: float = DEFAULT_MARGIN,
         first: int | None = None,
         extra: int = DEFAULT_EXTRA,
+        windows: bool | None = None,
         base: Policy | None = None,
     ) -> None:
-        """Each of ``budget``, ``candidates``, ``horizon`` and ``first`` left None takes the
+        """Each of ``budget``, ``candidates``, ``horizon``, ``first`` and ``windows`` left None
+        takes the
         module's default (:func:`settings_for`: :data:`ACTION_LOAD` or :data:`ACTION_POINTS`)
         at the first decision."""
         self.rng = rng
-        self._asked = (budget, first, candidates, horizon)
+        self._asked = (budget, first, candidates, horizon, windows)
         self.budget = self.first = self.candidates = 0
         self.horizon = 0.0
+        self.windows = True
         self._resolved = False
         self.margin = margin
         self.extra = extra
@@ -129,17 +143,20 @@ class SearchPolicy:
 
     def _resolve(self, encounter: Encounter) -> None:
         module = settings_for(encounter)
-        budget, first, candidates, horizon = self._asked
+        budget, first, candidates, horizon, windows = self._asked
         self.budget = module.budget if budget is None else budget
         self.first = module.first if first is None else first
         self.candidates = module.candidates if candidates is None else candidates
         self.horizon = module.horizon if horizon is None else horizon
+        self.windows = module.windows if windows is None else windows
         self._resolved = True
 
     def choose(self, encounter: Encounter, actor: str) -> Command:
         if not self._resolved:
             self._resolve(encounter)
         default = self.base.choose(encounter, actor)
+        if encounter.pending and not self.windows:
+            return default
         legal = [c for c in encounter.legal_actions(actor) if c != default]
         if not legal:
             return default
@@ -281,19 +298,6 @@ def _result(encounter: Encounter, side: Side) -> float:
     if encounter.winner is None:
         return 0.5
     return 1.0 if encounter.winner is side else 0.0
-
-
-def standing(encounter: Encounter, side: Side) -> float:
-    """What a playout cut at its horizon is worth to ``side``: its share of the Health still
-    standing, each creature's counted as a fraction of its own (½ when both sides stand alike)."""
-    own = foe = 0.0
-    for creature, health in zip(encounter.creatures, encounter.health, strict=True):
-        share = max(0, health) / (creature.max_health or creature.health)
-        if creature.side is side:
-            own += share
-        else:
-            foe += share
-    return 0.5 if own + foe == 0 else own / (own + foe)
 
 
 class _Worth:
