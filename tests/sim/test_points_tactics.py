@@ -4,6 +4,7 @@ expected damage (R40, R45), Take Cover and Defense Assist when they pay, aim bef
 
 from __future__ import annotations
 
+import hashlib
 from fractions import Fraction
 
 import numpy as np
@@ -11,9 +12,19 @@ import pytest
 
 from caltrop.content import load_encounter
 from caltrop.core.commands import Act, Command, EndTurn, Pass, RollDice, RollTotal
-from caltrop.core.model import CreatureDef, Economy, EncounterDef, Ruleset, Side, Weapon, WeaponKind
+from caltrop.core.model import (
+    CreatureDef,
+    Economy,
+    EncounterDef,
+    OffTurn,
+    Ruleset,
+    Side,
+    Weapon,
+    WeaponKind,
+)
 from caltrop.dice import blocked, constant, dodged, parse, undefended
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
+from caltrop.sim.overrides import apply_overrides, parse_override
 from caltrop.sim.points_tactics import (
     AttackWeakestPointsPolicy,
     Guard,
@@ -400,3 +411,155 @@ def test_the_point_tactics_do_not_import_the_tactical_policy() -> None:
     code = "import sys, caltrop.sim.points_tactics; print('caltrop.sim.tactics' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- off-turn actions outside windows (R32 off_turn_actions: any) ---------------------------------
+
+#: Digests of tactical's commands, seed by seed, recorded with ``off_turn_actions: reactions`` by
+#: the code before off-turn steps existed (commit 96112d5): that option's choices must not move.
+BEFORE_OFF_TURN_STEPS = {
+    "bridge-duel-ap": [
+        "fd7ff72d735337a3",
+        "b6c82b066b6deaeb",
+        "391dd369f80d4783",
+        "b47968ed053c16c7",
+        "04d725bd8c35af6b",
+        "2635bfcab23411ba",
+        "277e6e95d4624411",
+        "01ea71d301941732",
+        "27c605d4bd7d3013",
+        "15b36fa174103fc1",
+        "7988643948970800",
+        "4c4fd6436f38e1f8",
+        "4330404137e86138",
+        "861dbc38f8be92a6",
+        "8067426b6103a1ac",
+        "2d220d0e1b83b343",
+        "0142e15684a34297",
+        "936fe932f3a96e15",
+        "8c92810f8cf38d39",
+        "219d9f37869f4b09",
+        "5eb84bcf7d49c004",
+        "1e9bbf51e27c7270",
+        "1f454a3b1e4a26c6",
+        "949872ebca8b6771",
+    ],
+    "warband-ap": [
+        "2e979c16106b8fb5",
+        "8195192375a18927",
+        "90eb361872ea55e0",
+        "05c6120043a9aaaf",
+        "ccdf9de31f4400c4",
+        "c9304c02311a0f2d",
+        "e0dc9da3a857a4d4",
+        "d136041806c05879",
+    ],
+}
+
+
+def _choices_digest(definition: EncounterDef, seed: int) -> str:
+    enc = Encounter.begin(definition, seed, record=False)
+    policy = TacticalPolicy()
+    digest = hashlib.sha256()
+    while (who := enc.current()) != TERMINAL:
+        if who == CHANCE:
+            enc.apply(RollDice())
+            continue
+        command = policy.choose(enc, who)
+        digest.update(str(command).encode() + b";")
+        enc.apply(command)
+    return digest.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("name", ["bridge-duel-ap", "warband-ap"])
+def test_with_reactions_only_the_choices_are_exactly_the_old_ones(name: str) -> None:
+    """R32 ``off_turn_actions: reactions``: "only Block, Dodge, Take Cover, Defense Assist,
+    Oppose, Escape and Shake Off, and only inside a window" — so the off-turn steps never apply,
+    and every command of every recorded seed is the one the tactics chose before they existed."""
+    definition = apply_overrides(
+        load_encounter(name), [parse_override("off_turn_actions=reactions")]
+    )
+    expected = BEFORE_OFF_TURN_STEPS[name]
+    assert [_choices_digest(definition, seed) for seed in range(len(expected))] == expected
+
+
+def _first_turn(enc: Encounter) -> str:
+    while enc.current() == CHANCE:
+        enc.apply(RollDice())
+    return enc.current()
+
+
+def _with(rules: Ruleset, *creatures: CreatureDef) -> Encounter:
+    return Encounter.begin(EncounterDef("test", rules, creatures), 1, record=False)
+
+
+REACTIONS_ONLY = Ruleset(
+    name="ap", economy=Economy.ACTION_POINTS, off_turn_actions=OffTurn.REACTIONS
+)
+
+
+def test_an_idle_archer_aims_during_its_allys_turn_when_any_action_is_allowed() -> None:
+    """R32 ``any``: "during another participant's turn a participant may take any action it can
+    pay for, at any moment". During the fighter's turn the archer's 2 RP (R31) would go unused;
+    it Aims (1 AP = 2 RP, R32; R39: +1 Favor on its next shot, stacking) up to its limit, paid
+    from regular RP, never floating RP; then the fighter takes its own turn."""
+    fighter = body("fighter", Side.PC, 0, weapons=(AXE,))
+    archer = body("archer", Side.PC, -2, weapons=(BOW,))
+    foe = body("foe", Side.NPC, 20, weapons=(AXE,))
+    enc = _with(AP_RULES, fighter, archer, foe)
+    assert _first_turn(enc) == "fighter"
+    policy = TacticalPolicy()
+    command = policy.choose(enc, "fighter")
+    assert command == Act("archer", "aim", ("foe",))
+    enc.apply(command)
+    state = enc.resources[1]
+    assert (state.aim, state.rp, state.floating) == (1, 0, 0)  # type: ignore[attr-defined]
+    after = policy.choose(enc, "fighter")
+    assert after.actor == "fighter"  # no RP left to spend: the owner's own step
+
+
+def test_the_same_turn_with_reactions_only_has_no_off_turn_step() -> None:
+    fighter = body("fighter", Side.PC, 0, weapons=(AXE,))
+    archer = body("archer", Side.PC, -2, weapons=(BOW,))
+    foe = body("foe", Side.NPC, 20, weapons=(AXE,))
+    enc = _with(REACTIONS_ONLY, fighter, archer, foe)
+    assert _first_turn(enc) == "fighter"
+    assert TacticalPolicy().choose(enc, "fighter").actor == "fighter"
+
+
+def test_an_idle_fighter_closes_in_and_a_winded_one_breathes_off_turn() -> None:
+    """A melee ally adjacent to no enemy moves toward the nearest as far as 1 AP goes (R35:
+    travel speed × AP); one already adjacent with Stamina down takes a Deep Breath (R37)."""
+    lead = body("lead", Side.PC, 0, weapons=(AXE,))
+    runner = body("runner", Side.PC, -10, weapons=(AXE,))
+    foe = body("foe", Side.NPC, 20, weapons=(AXE,))
+    enc = _with(AP_RULES, lead, runner, foe)
+    assert _first_turn(enc) == "lead"
+    command = TacticalPolicy().choose(enc, "lead")
+    assert isinstance(command, Act)
+    assert (command.actor, command.action) == ("runner", "move")
+    assert command.to is not None
+    assert command.to[0] == pytest.approx(-8.0, abs=0.05)
+    winded = body("winded", Side.PC, 19, weapons=(AXE,))
+    enc = _with(AP_RULES, lead, winded, foe)
+    assert _first_turn(enc) == "lead"
+    enc.resources[1].stamina = 3  # type: ignore[attr-defined]
+    assert TacticalPolicy().choose(enc, "lead") == Act("winded", "breath")
+
+
+def test_an_encounter_with_off_turn_steps_plays_to_the_end_legally() -> None:
+    """Every command, an ally's off-turn step included, is legal where it is given."""
+    definition = load_encounter("warband-ap")
+    tactical = TacticalPolicy()
+    steps = 0
+    for seed in range(2):
+        enc = Encounter.begin(definition, seed, record=False)
+        while (who := enc.current()) != TERMINAL:
+            if who == CHANCE:
+                enc.apply(RollDice())
+                continue
+            command = tactical.choose(enc, who)
+            assert enc.is_legal(command), (command, enc.why_illegal(command))
+            steps += command.actor != who
+            enc.apply(command)
+    assert steps > 0  # some ally did act off turn

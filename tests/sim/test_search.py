@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from caltrop.content import load_encounter
 from caltrop.core.commands import Command, EndTurn, Pass
@@ -85,12 +86,79 @@ def test_every_prefix_of_the_quantiles_spreads_the_roll_evenly() -> None:
         assert [int(u * 2**m) for u in points] == list(range(2**m))
 
 
-def test_a_cut_playout_is_worth_the_share_of_health_standing() -> None:
+def test_a_cut_playout_is_worth_its_side_s_odds_in_a_lanchester_race() -> None:
+    """worth(s) = strength(s) / (strength(s) + strength(other)), strength = (Σ threat standing)
+    × (Σ Health standing): 1 when only s stands, 0 when only the other does, the two sides'
+    worths sum to 1, and a wound lowers the wounded side's worth."""
     from caltrop.core.model import Side
-    from caltrop.sim.search import standing
+    from caltrop.sim.search import _Worth
+    from caltrop.sim.tactics import profile
 
     enc, _ = _first_decision("duel", 0)
-    assert standing(enc, Side.PC) == 0.5  # both unhurt
-    enc.health[1] = 0  # the brigand down: all that stands is the sellsword's
-    assert standing(enc, Side.PC) == 1.0
-    assert standing(enc, Side.NPC) == 0.0
+    worth = _Worth(enc)
+    threat = profile(enc.definition).threat
+    fresh = worth.value(enc, Side.PC)
+    pc = threat[0] * enc.health[0]
+    npc = threat[1] * enc.health[1]
+    assert fresh == pytest.approx(pc / (pc + npc))
+    assert fresh + worth.value(enc, Side.NPC) == pytest.approx(1.0)
+    enc.health[0] -= 5
+    assert worth.value(enc, Side.PC) < fresh
+    enc.health[1] = 0  # the brigand down: only the sellsword stands
+    assert worth.value(enc, Side.PC) == 1.0
+    assert worth.value(enc, Side.NPC) == 0.0
+
+
+def _scripted(monkeypatch: pytest.MonkeyPatch, worth: dict[int, float]) -> list[int]:
+    """Make every playout of candidate k (by its place in the pool) worth ``worth[k]``
+    (default 0.5); returns the log of how many playouts each call asked for."""
+    asked: list[int] = []
+
+    def estimate(
+        self: SearchPolicy,
+        encounter: Encounter,
+        command: Command,
+        side: object,
+        seeds: list[int],
+        start: int,
+        stop: int,
+    ) -> list[float]:
+        pool = [self.base.choose(encounter, encounter.current())]
+        pool += [c for c in encounter.legal_actions() if c != pool[0]]
+        asked.append(stop - start)
+        return [worth.get(pool.index(command), 0.5)] * (stop - start)
+
+    monkeypatch.setattr(SearchPolicy, "_estimate", estimate)
+    return asked
+
+
+def test_a_decision_where_nothing_is_at_stake_is_left_to_the_base(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The screen: every first playout of every candidate came out the same, so the base's
+    choice stands after ``first`` playouts each, and it counts as settled."""
+    enc, who = _first_decision("orc-bridge", 3)
+    asked = _scripted(monkeypatch, {})
+    policy = SearchPolicy(np.random.default_rng(1), first=4, budget=64)
+    assert policy.choose(enc, who) == TacticalPolicy().choose(enc, who)
+    assert policy.settled == 1
+    assert asked == [4] * len(asked)
+
+
+def test_a_challenger_that_wins_every_fresh_playout_replaces_the_base(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    enc, who = _first_decision("orc-bridge", 3)
+    _scripted(monkeypatch, {0: 0.25, 1: 0.75})
+    policy = SearchPolicy(np.random.default_rng(1), first=4, budget=64)
+    pool = [c for c in enc.legal_actions(who) if c != TacticalPolicy().choose(enc, who)]
+    assert policy.choose(enc, who) == pool[0]
+    assert (policy.overruled, policy.settled) == (1, 0)
+
+
+def test_a_command_beyond_the_candidates_is_not_weighed(monkeypatch: pytest.MonkeyPatch) -> None:
+    enc, who = _first_decision("orc-bridge", 3)
+    _scripted(monkeypatch, {0: 0.25, 1: 0.25, 2: 0.75})
+    policy = SearchPolicy(np.random.default_rng(1), first=4, budget=64, candidates=2)
+    assert policy.choose(enc, who) == TacticalPolicy().choose(enc, who)  # 2 is not weighed
+    assert (policy.overruled, policy.settled) == (0, 1)

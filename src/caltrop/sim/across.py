@@ -36,13 +36,15 @@ ACROSS_SEARCH_SECONDS = 300.0
 
 def search_seconds(definition: EncounterDef) -> float:
     """Estimated CPU seconds of one encounter with ``search`` on both sides: one ``tactical``
-    play-out of it is timed (after another that warms the caches) and its decisions counted; each decision costs the search's budget
-    of playouts of half an encounter on average (an over-estimate: a decision with one legal
-    command is not searched)."""
+    play-out of it is timed (after another that warms the caches) and its decisions counted;
+    each decision costs the module's budget of playouts (:func:`caltrop.sim.search.settings_for`),
+    each as long as the search's horizon or half the encounter, whichever is shorter (an
+    over-estimate: a decision with one legal command is not searched, a settled one stops at
+    its screen)."""
     import time
 
     from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollDice
-    from caltrop.sim.search import DEFAULT_BUDGET
+    from caltrop.sim.search import settings_for
     from caltrop.sim.tactics import TacticalPolicy
 
     tactical = TacticalPolicy()
@@ -58,7 +60,9 @@ def search_seconds(definition: EncounterDef) -> float:
                 encounter.apply(tactical.choose(encounter, who))
                 decisions += 1
         took = max(time.process_time() - began, 1e-4)
-    return decisions * DEFAULT_BUDGET * took / 2
+    settings = settings_for(encounter)
+    share = min(0.5, settings.horizon / max(1, encounter.round))
+    return decisions * settings.budget * took * share
 
 
 def search_fits(

@@ -75,7 +75,7 @@ import numpy as np
 import numpy.typing as npt
 
 from caltrop.core.commands import Act, Command, EndTurn, Pass
-from caltrop.core.model import CreatureDef, EncounterDef, Weapon, WeaponKind
+from caltrop.core.model import CreatureDef, EncounterDef, OffTurn, Weapon, WeaponKind
 from caltrop.dice.ast import Expr
 from caltrop.dice.defence import defence_total
 from caltrop.dice.distribution import dice, distribution
@@ -1109,11 +1109,91 @@ def _pass_or_first(enc: Encounter, cid: str) -> Command:
 
 def points_tactics(policy: TacticsHost, encounter: Encounter, i: int) -> Command:
     """The tactical policy's choice in an Action Point encounter (registered with
-    :func:`caltrop.sim.tactics.register_tactics`)."""
+    :func:`caltrop.sim.tactics.register_tactics`): in a window its reaction; on its turn, first
+    an ally's off-turn step where R32 ``off_turn_actions: any`` allows one
+    (:func:`off_turn_step`), then its own next step."""
     planner = Planner(encounter, policy.points_knobs)
     if encounter.pending:
         return choose_reaction(planner, i)
+    if encounter.definition.ruleset.off_turn_actions is OffTurn.ANY:
+        step = off_turn_step(planner, i)
+        if step is not None:
+            return step
     return choose_turn(planner, i)
+
+
+#: Aim stacks an ally builds off turn at most (R39: each is +1 Favor on its next shot).
+OFF_TURN_AIM = 2
+
+
+def off_turn_step(planner: Planner, i: int) -> Command | None:
+    """An ally's worthwhile action during ``i``'s turn, outside any window (R32
+    ``off_turn_actions: any``: "any action it can pay for, at any moment"), or None.
+
+    An ally's RP are set to 2 at the start of every other participant's turn (R31) and nobody
+    attacks it during its own side's turn, so the 2 RP it holds now would go unused: it spends
+    them (2 RP pay for 1 AP, R32) — never its floating RP (R33), kept for defence. In order, the
+    first that applies, for the first ally (in turn order) it applies to:
+
+    * prone: stand up (1 AP, R44), so its own turn starts on its feet;
+    * a shooter (:attr:`Book.shooter`) with a ranged weapon in hand and an enemy within its far
+      range: Aim at the nearest such enemy (1 AP, R39: +1 Favor on its next shot, stacking), up
+      to :data:`OFF_TURN_AIM` stacks;
+    * a melee fighter adjacent to no enemy: move toward the nearest enemy as far as 1 AP goes,
+      to no nearer than 1 m (R34, R35), so its own turn starts closer;
+    * Stamina below its maximum and no Aim to lose: Deep Breath (1 AP, R37).
+
+    Each step spends the ally's RP, so the turn owner is asked again and, when no ally has a
+    step left, takes its own (:func:`choose_turn`)."""
+    enc = planner.enc
+    owner = enc.creatures[i]
+    if enc.turn_owner != owner.id:
+        return None
+    for j, ally in enumerate(enc.creatures):
+        if j == i or enc.down[j] or ally.side is not owner.side:
+            continue
+        me = _st(enc, j)
+        if me.rp < 2:
+            continue
+        step = _ally_step(planner, j, me)
+        if step is not None and enc.is_legal(step):
+            return step
+    return None
+
+
+def _ally_step(planner: Planner, j: int, me: PointsState) -> Command | None:
+    """The first of :func:`off_turn_step`'s steps that applies to ally ``j``, or None."""
+    enc = planner.enc
+    ally = enc.creatures[j]
+    aid = ally.id
+    if me.prone:
+        return Act(aid, "stand")
+    foes = planner.enemies(j)
+    if not foes or me.grappled_by is not None:
+        return None
+    here = _pos(me)
+    by_distance = sorted(foes, key=lambda k: (_dist(here, _pos(_st(enc, k))), k))
+    if planner.book.shooter[j]:
+        if me.aim < OFF_TURN_AIM:
+            reach = max(
+                (
+                    w.far if w.far is not None else (w.close or 0)
+                    for w in ally.weapons
+                    if w.kind is WeaponKind.RANGED and w.name in me.equipped
+                ),
+                default=0,
+            )
+            for k in by_distance:
+                if math.ceil(_dist(here, _pos(_st(enc, k))) - 1e-9) <= reach:
+                    return Act(aid, "aim", (enc.creatures[k].id,))
+    elif all(_dist(here, _pos(_st(enc, k))) > ADJACENT for k in foes):
+        there = _pos(_st(enc, by_distance[0]))
+        move = furthest_toward(here, there, travel_speed(enc, j), 1, STOP)
+        if move is not None:
+            return Act(aid, "move", to=move[1])
+    if me.stamina < stat(ally, "stamina") and me.aim == 0:
+        return Act(aid, "breath")
+    return None
 
 
 # -- the advisor for the budget machinery of caltrop.sim.tactics -----------------------------------
@@ -1216,6 +1296,7 @@ __all__ = [
     "book",
     "choose_defence",
     "dealt_pmf",
+    "off_turn_step",
     "option_losses",
     "points_tactics",
     "simple_points_command",

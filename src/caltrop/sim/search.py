@@ -12,15 +12,22 @@ that plays ``tactical`` it is a best response at this decision). Each estimate i
   shifted by a random offset drawn once per decision (every prefix of playouts spreads the
   roll's luck evenly over its range, each ``u_k`` is uniform, so the estimate is unbiased, and
   playout *k* of every candidate is equally lucky, so the comparison is paired);
-* **sampled after it**: the rest of the fight is played out under ``tactical`` on dice of the
-  copy's own (reseeded per playout: the real encounter's future dice are never seen), cut at
-  ``horizon`` rounds (half a win).
+* **sampled after it**: the fight goes on under ``tactical`` on dice of the copy's own
+  (reseeded per playout, the same seed for playout *k* of every candidate: the real
+  encounter's future dice are never seen), cut after ``horizon`` rounds' worth of turns, where
+  the state is valued as a Lanchester race (:class:`_Worth`: each side's damage per turn times
+  its Health) — a smoother, cheaper answer than playing every fight out.
 
-Candidates are cut by **successive halving**: every candidate gets a first share of playouts,
-then the better half (``tactical``'s choice always kept) twice as many, and so on within
-``budget`` playouts per decision. A command replaces ``tactical``'s only when its paired
-playouts beat it by ``margin`` standard errors (the best of several noisy estimates looks better
-than it is: without the margin the search would leave a good default for noise).
+Where it spends (:class:`Settings`, per module: :data:`ACTION_LOAD`, :data:`ACTION_POINTS`):
+
+* **a screen**: every candidate gets ``first`` playouts; if each of them comes out the same for
+  every candidate, nothing is at stake here and the base's choice stands;
+* **successive halving**: then the better half (the base's choice always kept) twice as many,
+  and so on within ``budget`` playouts;
+* **a fresh test**: the best-looking challenger is played again on fresh playouts only (the
+  ones that chose it flatter it: the best of several noisy estimates looks better than it is),
+  doubled while it leads but not clearly, within ``extra`` × the budget; it replaces the base's
+  command only if it leads by ``margin`` standard errors of the paired difference.
 
 The policy draws its playout seeds from its own seeded RNG, so it is not deterministic (no
 ``--exact``) but is reproducible: the runner seeds it per encounter.
@@ -30,6 +37,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate
 
@@ -38,20 +47,53 @@ import numpy as np
 from caltrop.core.commands import Command, RollDice, RollTotal
 from caltrop.core.model import Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
+from caltrop.sim.points_tactics import book as points_book
 from caltrop.sim.policies import Policy
-from caltrop.sim.tactics import TacticalPolicy
+from caltrop.sim.tactics import TacticalPolicy, profile
 
-#: Playouts per decision, shared among the candidates by successive halving.
-DEFAULT_BUDGET = 160
-#: Playouts each candidate gets in the first round of halving (at least).
-FIRST_SHARE = 8
-#: Commands weighed at one decision (tactical's choice first, then the others in legal order).
-DEFAULT_CANDIDATES = 8
-#: Rounds a playout may run past the decision before it is cut (half a win each).
-DEFAULT_HORIZON = 30
-#: Another command replaces tactical's only if its paired playouts win more by this many
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How much the search spends at a decision."""
+
+    #: playouts per decision, shared among the candidates by successive halving
+    budget: int
+    #: playouts each candidate gets in the first round (the screen: if every one of them comes
+    #: out the same, nothing is at stake and the base's choice stands)
+    first: int
+    #: commands weighed at one decision (the base's choice first, then the others in legal order)
+    candidates: int
+    #: rounds' worth of turns a playout runs past the decision before it is cut and its state
+    #: valued (:class:`_Worth`); ``math.inf`` plays every playout to the end
+    horizon: float
+    #: whether decisions in a reaction window are searched too (else the base answers them)
+    windows: bool = True
+
+
+#: An Action Load playout is cheap (a few ms to the end of Goblin Ambush): many of them.
+ACTION_LOAD = Settings(budget=160, first=8, candidates=8, horizon=2.0)
+#: An Action Point playout costs about ten times as much (positions and plans, R34-R39; a
+#: round of Bridge Duel is ~9 ms of ``tactical``): fewer, shorter ones, fewer candidates.
+#: Its defence windows are left to the tactics, which weigh Block, Dodge and Take Cover exactly
+#: on the damage already rolled (R45).
+ACTION_POINTS = Settings(budget=32, first=4, candidates=4, horizon=1.0, windows=False)
+
+DEFAULT_BUDGET = ACTION_LOAD.budget
+FIRST_SHARE = ACTION_LOAD.first
+DEFAULT_CANDIDATES = ACTION_LOAD.candidates
+DEFAULT_HORIZON = ACTION_LOAD.horizon
+#: How far the last challenger's fresh playouts may grow while it leads the default but not
+#: clearly: up to this many times the budget in all.
+DEFAULT_EXTRA = 4
+#: Another command replaces the base's only if its paired fresh playouts win more by this many
 #: standard errors of the paired difference.
-DEFAULT_MARGIN = 1.5
+DEFAULT_MARGIN = 2.0
+
+
+def settings_for(encounter: Encounter) -> Settings:
+    """The search's default spending for the encounter's module."""
+    return ACTION_POINTS if encounter.economy.name == "action_points" else ACTION_LOAD
+
 
 _ROLL = RollDice()
 
@@ -63,19 +105,27 @@ class SearchPolicy:
         self,
         rng: np.random.Generator,
         *,
-        budget: int = DEFAULT_BUDGET,
-        candidates: int = DEFAULT_CANDIDATES,
-        horizon: int = DEFAULT_HORIZON,
+        budget: int | None = None,
+        candidates: int | None = None,
+        horizon: float | None = None,
         margin: float = DEFAULT_MARGIN,
-        first: int = FIRST_SHARE,
+        first: int | None = None,
+        extra: int = DEFAULT_EXTRA,
+        windows: bool | None = None,
         base: Policy | None = None,
     ) -> None:
+        """Each of ``budget``, ``candidates``, ``horizon``, ``first`` and ``windows`` left None
+        takes the
+        module's default (:func:`settings_for`: :data:`ACTION_LOAD` or :data:`ACTION_POINTS`)
+        at the first decision."""
         self.rng = rng
-        self.budget = budget
-        self.candidates = candidates
-        self.horizon = horizon
+        self._asked = (budget, first, candidates, horizon, windows)
+        self.budget = self.first = self.candidates = 0
+        self.horizon = 0.0
+        self.windows = True
+        self._resolved = False
         self.margin = margin
-        self.first = first
+        self.extra = extra
         self.base: Policy = base if base is not None else TacticalPolicy()
         #: the policy every creature plays in the playouts
         self.rollout: Policy = TacticalPolicy()
@@ -83,45 +133,96 @@ class SearchPolicy:
         self.searched = 0
         self.played = 0
         self.overruled = 0
+        #: decisions left to the base because every first playout came out the same
+        self.settled = 0
+        #: playouts cut at the horizon (valued, not played to the end)
+        self.cut = 0
         self._shift = 0.0
+        self._seeds: list[int] = []
+        self._worth: _Worth | None = None
+
+    def _resolve(self, encounter: Encounter) -> None:
+        module = settings_for(encounter)
+        budget, first, candidates, horizon, windows = self._asked
+        self.budget = module.budget if budget is None else budget
+        self.first = module.first if first is None else first
+        self.candidates = module.candidates if candidates is None else candidates
+        self.horizon = module.horizon if horizon is None else horizon
+        self.windows = module.windows if windows is None else windows
+        self._resolved = True
 
     def choose(self, encounter: Encounter, actor: str) -> Command:
+        if not self._resolved:
+            self._resolve(encounter)
         default = self.base.choose(encounter, actor)
+        if encounter.pending and not self.windows:
+            return default
         legal = [c for c in encounter.legal_actions(actor) if c != default]
         if not legal:
             return default
         pool = [default, *legal[: max(0, self.candidates - 1)]]
         side = encounter.creature(actor).side
         self.searched += 1
+        self._shift = float(self.rng.random())
+        self._seeds = []
+        self._worth = _Worth(encounter)
         results: dict[int, list[float]] = {k: [] for k in range(len(pool))}
+        self._extend(encounter, pool, results, range(len(pool)), side, self.first)
+        if _flat(results):  # every candidate gave the same result on every playout
+            self.settled += 1
+            return default
         alive = list(range(len(pool)))
         share = max(
             self.first, self.budget // (len(pool) * max(1, math.ceil(math.log2(len(pool)))))
         )
-        spent = 0
-        self._shift = float(self.rng.random())
-        seeds: list[int] = []
-        while True:
+        spent = self.first * len(pool)
+        while len(alive) > 2 and spent < self.budget:
             want = len(results[0]) + share
-            while len(seeds) < want:
-                seeds.append(int(self.rng.integers(0, 2**63 - 1)))
-            for k in alive:
-                done = len(results[k])
-                results[k].extend(self._estimate(encounter, pool[k], side, seeds, done, want))
-                spent += want - done
-            if len(alive) <= 2 or spent >= self.budget:
-                break
-            alive.sort(key=lambda k: -sum(results[k]) / len(results[k]))
+            spent += self._extend(encounter, pool, results, alive, side, want)
+            alive.sort(key=lambda k: -_mean(results[k]))
             keep = alive[: max(2, len(alive) // 2)]
             if 0 not in keep:
                 keep = [*keep[:-1], 0]
             alive = keep
             share *= 2
-        best = max(alive, key=lambda k: (sum(results[k]) / len(results[k]), k == 0))
-        if best == 0 or not _clearly_better(results[best], results[0], self.margin):
+        best = max((k for k in alive if k != 0), key=lambda k: _mean(results[k]))
+        if _mean(results[best]) <= _mean(results[0]):
+            return default
+        # the challenger that looks best is tested again on fresh playouts only (the ones that
+        # chose it flatter it), more of them while it leads but not clearly, within ``extra`` ×
+        # the budget; it replaces the default only if it leads by ``margin`` standard errors
+        fresh = len(results[0])
+        chunk = max(self.first, fresh)
+        cap = self.budget * self.extra
+        verdict: bool | None = None
+        while verdict is None and spent < cap:
+            spent += self._extend(encounter, pool, results, [0, best], side, fresh + chunk)
+            verdict = _verdict(results[best][fresh:], results[0][fresh:], self.margin)
+            chunk *= 2
+        if not verdict:
             return default
         self.overruled += 1
         return pool[best]
+
+    def _extend(
+        self,
+        encounter: Encounter,
+        pool: list[Command],
+        results: dict[int, list[float]],
+        which: Iterable[int],
+        side: Side,
+        want: int,
+    ) -> int:
+        """Bring each candidate in ``which`` to ``want`` playouts; the playouts played."""
+        while len(self._seeds) < want:
+            self._seeds.append(int(self.rng.integers(0, 2**63 - 1)))
+        spent = 0
+        for k in which:
+            done = len(results[k])
+            if done < want:
+                results[k].extend(self._estimate(encounter, pool[k], side, self._seeds, done, want))
+                spent += want - done
+        return spent
 
     def _estimate(
         self,
@@ -164,19 +265,32 @@ class SearchPolicy:
             encounter.apply(rollout.choose(encounter, who))
 
     def _play(self, encounter: Encounter, side: Side) -> float:
-        """Play ``encounter`` out: 1 if ``side`` wins, 0.5 if undecided or cut, else 0."""
-        limit = encounter.round + self.horizon
+        """Play ``encounter`` out under the rollout policy: 1 if ``side`` wins, 0 if it loses,
+        0.5 if it ends undecided; cut after ``horizon`` rounds' worth of turns (a turn per
+        creature standing at the cut's start), where the cut state is worth :class:`_Worth`."""
         rollout = self.rollout
+        turns = 0
+        limit = (
+            None
+            if math.isinf(self.horizon)
+            else max(1, round(self.horizon * (len(encounter.down) - sum(encounter.down))))
+        )
+        owner = encounter.turn_owner
         while True:
             who = encounter.current()
             if who == TERMINAL:
                 return _result(encounter, side)
-            if encounter.round > limit:
-                return standing(encounter, side)
             if who == CHANCE:
                 encounter.apply(_ROLL)
-            else:
-                encounter.apply(rollout.choose(encounter, who))
+                continue
+            if limit is not None and not encounter.pending and encounter.turn_owner != owner:
+                owner = encounter.turn_owner
+                turns += 1
+                if turns >= limit:
+                    self.cut += 1
+                    assert self._worth is not None
+                    return self._worth.value(encounter, side)
+            encounter.apply(rollout.choose(encounter, who))
 
 
 def _result(encounter: Encounter, side: Side) -> float:
@@ -186,17 +300,63 @@ def _result(encounter: Encounter, side: Side) -> float:
     return 1.0 if encounter.winner is side else 0.0
 
 
-def standing(encounter: Encounter, side: Side) -> float:
-    """What a playout cut at its horizon is worth to ``side``: its share of the Health still
-    standing, each creature's counted as a fraction of its own (½ when both sides stand alike)."""
-    own = foe = 0.0
-    for creature, health in zip(encounter.creatures, encounter.health, strict=True):
-        share = max(0, health) / (creature.max_health or creature.health)
-        if creature.side is side:
-            own += share
+class _Worth:
+    """What a playout cut before the end is worth to a side: its odds in a Lanchester race
+    (aimed fire: a side's strength is its damage per turn times the Health it has to lose), each
+    creature's damage per turn its ``threat`` from the tactics' exact dice distributions
+    (:func:`caltrop.sim.tactics.profile`, or the Action Point tactics' :func:`book`)::
+
+        strength(s) = (Σ threat of s's creatures standing) × (Σ Health of s's creatures)
+        worth(s) = strength(s) / (strength(s) + strength(other))
+
+    1 when only ``s`` stands, 0 when only the other does, ½ for a mirror."""
+
+    __slots__ = ("threat",)
+
+    def __init__(self, encounter: Encounter) -> None:
+        if encounter.economy.name == "action_points":
+            self.threat: tuple[float, ...] = points_book(encounter.definition).threat
         else:
-            foe += share
-    return 0.5 if own + foe == 0 else own / (own + foe)
+            self.threat = profile(encounter.definition).threat
+
+    def value(self, encounter: Encounter, side: Side) -> float:
+        own_rate = own_health = foe_rate = foe_health = 0.0
+        for creature, health, down, threat in zip(
+            encounter.creatures, encounter.health, encounter.down, self.threat, strict=True
+        ):
+            if down or health <= 0:
+                continue
+            if creature.side is side:
+                own_rate += threat
+                own_health += health
+            else:
+                foe_rate += threat
+                foe_health += health
+        own, foe = own_rate * own_health, foe_rate * foe_health
+        return 0.5 if own + foe == 0 else own / (own + foe)
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def _flat(results: dict[int, list[float]]) -> bool:
+    """Whether every playout of every candidate came out the same (nothing here is at stake)."""
+    first = results[0][0]
+    return all(x == first for got in results.values() for x in got)
+
+
+def _verdict(got: list[float], base: list[float], z: float) -> bool | None:
+    """Paired differences ``got − base``: True if positive by ``z`` standard errors, False if
+    not positive at all, None while undecided (ahead, but within ``z`` standard errors)."""
+    n = min(len(got), len(base))
+    diffs = [g - b for g, b in zip(got[:n], base[:n], strict=True)]
+    total = sum(diffs)
+    if total <= 0:
+        return False
+    mean = total / n
+    var = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
+    return True if mean * mean * n >= z * z * var else None
 
 
 def _outcomes(encounter: Encounter) -> tuple[list[RollTotal], list[float]]:
@@ -219,22 +379,14 @@ def _van_der_corput(k: int) -> float:
     return u
 
 
-def _clearly_better(got: list[float], base: list[float], z: float) -> bool:
-    """Whether the paired differences ``got − base`` are positive by ``z`` standard errors."""
-    n = min(len(got), len(base))
-    diffs = [g - b for g, b in zip(got[:n], base[:n], strict=True)]
-    total = sum(diffs)
-    if total <= 0:
-        return False
-    mean = total / n
-    var = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
-    return mean * mean * n >= z * z * var
-
-
 __all__ = [
+    "ACTION_LOAD",
+    "ACTION_POINTS",
     "DEFAULT_BUDGET",
     "DEFAULT_CANDIDATES",
     "DEFAULT_HORIZON",
     "DEFAULT_MARGIN",
     "SearchPolicy",
+    "Settings",
+    "settings_for",
 ]
