@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from caltrop.content import bundled_encounters, load_encounter
-from caltrop.core.commands import Act, Command, parse_command
+from caltrop.core.commands import Act, Command, Undo, parse_command
 from caltrop.core.model import EncounterDef
 from caltrop.core.pool import Advantage
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
@@ -138,6 +138,12 @@ def _check_command(enc: Encounter, command: Command) -> None:
         assert enc.log_lines() == log
         return
     assert legal, f"{command} applied but is_legal said no"
+    if isinstance(command, Undo):
+        # R48: an undo takes back the decision before it, and a second undo the one before
+        # that (it never redoes): so the undo is logged, and the state is its log's replay
+        assert enc.events[-1]["command"] == str(command)
+        assert Encounter.replay(enc.definition, enc.events).to_json() == enc.to_json()
+        return
     enc.undo()
     assert enc.to_json() == before
 

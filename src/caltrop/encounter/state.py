@@ -376,10 +376,13 @@ class Encounter:
         if isinstance(plan, _UndoPlan):
             self._take_back(plan.keep, str(command))
             return None
+        # a roll the table would have settled on its own (nobody left to answer, no dice):
+        # undone together with the decision before it; a roll someone chose to make is not
+        settled = self._events is not None and isinstance(command, RollDice) and self._settles()
         outcome = plan.execute(self)
         self._commands.append(command)
         if self._events is not None:
-            self._free.append(_is_free_roll(command, outcome))
+            self._free.append(settled and _is_free_roll(command, outcome))
             event: dict[str, Any] = {
                 "event": "command",
                 "n": len(self._events),
@@ -399,17 +402,22 @@ class Encounter:
         each command, so nobody types a ``roll`` of ``0``. Each is an ordinary logged ``roll``,
         so logs and replays are unchanged; returns their outcomes."""
         outcomes: list[Outcome] = []
-        while (
+        while self._settles():
+            outcome = self.apply(RollDice())
+            assert outcome is not None
+            outcomes.append(outcome)
+        return outcomes
+
+    def _settles(self) -> bool:
+        """Whether the pending roll is one :meth:`settle` rolls: nobody is left to answer it
+        and it has no dice to roll."""
+        return bool(
             not self.over
             and self.pending
             and self.current() == CHANCE
             and next(self.pending_expression().dice(), None) is None
             and self.pending[-1].kind is RollKind.STAGE
-        ):
-            outcome = self.apply(RollDice())
-            assert outcome is not None
-            outcomes.append(outcome)
-        return outcomes
+        )
 
     def undo(self) -> Command:
         """Take back the last decision (``gm: undo``, logged as a command of its own); returns
@@ -971,7 +979,8 @@ class _UndoPlan(_Plan):
 
 
 def _is_free_roll(command: Command, outcome: Outcome | None) -> bool:
-    """A roll that had no dice to roll (a declined defence, settled on its own)."""
+    """A roll that had no dice to roll (with :meth:`Encounter._settles` before it: a declined
+    defence, settled on its own)."""
     return isinstance(command, RollDice) and outcome is not None and not outcome.faces
 
 
