@@ -180,3 +180,45 @@ def test_points_left_at_the_end_of_a_turn_are_lost_not_spent() -> None:
     assert out.rounds[0] == 3
     assert (out.cost == 0).all()
     assert out.steps[0] > 3 * len(d.participants)  # every creature's turns were played
+
+
+def test_an_allys_off_turn_action_is_paid_by_the_ally(monkeypatch: pytest.MonkeyPatch) -> None:
+    """R32 ``off_turn_actions: any``: while one creature's side decides, the tactics may have an
+    ally act off its turn; the points that action spends are the ally's (the records counted
+    them against the creature whose turn it was)."""
+    from caltrop.encounter import Encounter
+    from caltrop.sim import runner
+    from caltrop.sim.registry import make_policy
+
+    definition = parse_variant("off_turn_actions=any").apply(load_encounter("bridge-duel-ap"))
+    ids = [c.id for c in definition.participants]
+    policies = {side: make_policy("tactical", np.random.default_rng(0)) for side in ("pc", "npc")}
+    chosen: list[str | None] = [None]  # the actor of the command just chosen, until it is paid
+    paid_by: list[tuple[str, str, int]] = []  # (who decided, who acted, whose points were read)
+
+    class Spy:
+        def __init__(self, inner: object) -> None:
+            self.inner = inner
+
+        def choose(self, encounter: Encounter, who: str) -> object:
+            command = self.inner.choose(encounter, who)  # type: ignore[attr-defined]
+            actor = getattr(command, "actor", who)
+            chosen[0] = f"{who}>{actor}" if actor != who else None
+            return command
+
+    real = runner._points
+
+    def points(encounter: Encounter, j: int) -> int:
+        if chosen[0] is not None:  # the first reading after an ally's command was chosen
+            who, actor = chosen[0].split(">")
+            paid_by.append((who, actor, j))
+            chosen[0] = None
+        return real(encounter, j)
+
+    monkeypatch.setattr(runner, "_points", points)
+    spied = {side: Spy(p) for side, p in policies.items()}
+    out = Records.empty(30, len(ids))
+    for row in range(30):
+        runner.play_recorded(definition, spied, 100 + row, out, row)  # type: ignore[arg-type]
+    assert paid_by, "no ally acted off its turn in 30 encounters: the test could not fail"
+    assert all(ids[j] == actor for _who, actor, j in paid_by), paid_by[:5]

@@ -191,7 +191,9 @@ def play_recorded(
             command = policy_of[who].choose(encounter, who)
             pending = encounter.pending
             reacting = bool(pending)
-            j = by_id[who]
+            # whose command it is: under R32 `off_turn_actions: any` the side deciding now may
+            # have an ally act off its turn, and the ally pays
+            j = by_id.get(getattr(command, "actor", who), by_id[who])
             if points and type(command) is not EndTurn:
                 before = _points(encounter, j)
                 apply(command)
