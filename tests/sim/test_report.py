@@ -43,3 +43,14 @@ def test_no_npc_bars_that_only_mirror_the_pc_ones() -> None:
     fig = win_rate_figure(_summary())
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert labels == ["PC win"]  # no draws in these fights: nothing else to show
+
+
+def test_the_report_names_the_engine_that_played() -> None:
+    """Issue 13: a designer reading report.md must know whether the compiled tactical (its own
+    dice streams) or the reference engine played."""
+    from caltrop.sim.report import sim_markdown
+
+    summary = _summary()
+    assert "engine: the reference engine" in sim_markdown(summary)
+    compiled = {**summary, "engine": "compiled-tactical"}
+    assert "engine: the compiled tactical" in sim_markdown(compiled)

@@ -233,7 +233,8 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
         f"{summary['n']:,} encounters each",
         "",
         f"Seed {summary['seed']} (encounter *i* uses the same random streams in every variant); "
-        f"policies: PCs `{summary['policies']['pc']}`, NPCs `{summary['policies']['npc']}`.",
+        f"policies: PCs `{summary['policies']['pc']}`, NPCs `{summary['policies']['npc']}`; "
+        f"engine: {_engine(summary)}.",
         "",
         "## Win rates and fight length",
         "",
@@ -398,12 +399,22 @@ def sweep_figure(summary: Mapping[str, Any]) -> Figure:
     return fig
 
 
+def _engine(summary: Mapping[str, Any]) -> str:
+    """Which engine played: the reference engine, the fast path's own tactic, or the compiled
+    tactical (the same choices as the reference's tactical; its own dice streams)."""
+    return {
+        "fast": "the fast path (its own fixed tactic)",
+        "compiled-tactical": "the compiled tactical (same choices, its own dice streams)",
+    }.get(str(summary.get("engine", "reference")), "the reference engine")
+
+
 def sweep_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
     lines = [
         f"# {summary['encounter']}: sweep of `{summary['param']}`",
         "",
         f"{summary['n']:,} encounters per value, seed {summary['seed']} (paired across values); "
-        f"policies: PCs `{summary['policies']['pc']}`, NPCs `{summary['policies']['npc']}`.",
+        f"policies: PCs `{summary['policies']['pc']}`, NPCs `{summary['policies']['npc']}`; "
+        f"engine: {_engine(summary)}.",
         "",
     ]
     lines += _table(
