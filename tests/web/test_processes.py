@@ -18,6 +18,7 @@ import httpx
 import pytest
 from httpx_ws import WebSocketSession, connect_ws
 
+from tests.store.databases import BACKENDS, fresh_url
 from tests.web.test_serve import Server
 
 
@@ -104,3 +105,41 @@ def test_concurrent_commands_through_two_processes_leave_one_gapless_log(
         assert [e.get("n", 0) for e in log] == list(range(49))
         view = httpx.get(f"{server.base}/api/view", headers=headers).json()
         assert view["seq"] == 48
+
+
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b == "postgresql"])
+def test_a_seat_revoked_through_one_process_loses_its_socket_on_the_other(
+    backend: str, tmp_path: Path
+) -> None:
+    """Issue 11: "the GM can revoke and reissue a seat" — also when the revoked player's phone
+    is connected to another process: PostgreSQL notifies it (kind "seats") and that process
+    sends the revoked message and closes the socket (1008)."""
+    url = fresh_url(backend, tmp_path)
+    first, second = Server(url, tmp_path), Server(url, tmp_path)
+    try:
+        gm = {"Authorization": f"Bearer {first.lines[1].rsplit('/join/', 1)[1].strip()}"}
+        with httpx.Client(base_url=first.base, headers=gm, timeout=10) as poster:
+            issued = poster.post("/api/seats/bron/reissue")
+            assert issued.status_code == 200, issued.text
+            bron = {"Authorization": f"Bearer {issued.json()['token']}"}
+            with (
+                httpx.Client(base_url=second.base, headers=bron, timeout=10) as client,
+                connect_ws(f"{second.base}/ws", client) as ws,
+            ):
+                ws.send_text(json.dumps({"hello": {"last_seq": 0}}))
+                assert ws.receive_json(timeout=10)["type"] == "view"
+                again = poster.post("/api/seats/bron/reissue")  # through the *first* process
+                assert again.status_code == 200, again.text
+                deadline = time.monotonic() + 10
+                while True:
+                    message = ws.receive_json(timeout=max(0.1, deadline - time.monotonic()))
+                    if message["type"] == "revoked":
+                        break
+                    assert time.monotonic() < deadline, "the revoked socket stayed open"
+                assert "revoked" in message["detail"]
+            # the old token is refused by the second process too, at once (its cache forgot it)
+            with httpx.Client(base_url=second.base, headers=bron, timeout=10) as late:
+                assert late.get("/api/view").status_code == 401
+    finally:
+        first.stop()
+        second.stop()

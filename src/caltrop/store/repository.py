@@ -37,7 +37,7 @@ from caltrop.store.models import (
 )
 
 #: The PostgreSQL notification channel of table changes; the payload is
-#: ``{"table": id, "kind": "events" | "encounter" | "visibility"}``.
+#: ``{"table": id, "kind": "events" | "encounter" | "visibility" | "seats"}``.
 CHANNEL: Final = "caltrop"
 
 R = TypeVar("R")
@@ -310,6 +310,7 @@ class Repository:
                     table_id=table_id, token_hash=token_hash, role="player", creature_id=creature_id
                 )
             )
+            _notify(session, table_id, "seats")  # other processes close the revoked sockets
             return [row.id for row in rows]
 
     def seat_by_token_hash(self, token_hash: str) -> Seat | None:

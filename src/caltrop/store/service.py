@@ -348,6 +348,16 @@ class Tables:
                     del self._seats[hashed]
         return token, revoked
 
+    def revoked_seats(self, table_id: str) -> set[int]:
+        """The ids of the table's revoked seats (another process revoked some: their sockets
+        here are to be closed), forgetting this process's looked-up seats of the table."""
+        seats = self.repository.seats(table_id)
+        with self._cache_lock:
+            for hashed, (known, _) in list(self._seats.items()):
+                if known.table_id == table_id:
+                    del self._seats[hashed]
+        return {s.id for s in seats if s.revoked}
+
     # -- reading ----------------------------------------------------------------------------
 
     def view(self, seat: Seat) -> TableView:

@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from caltrop.store.service import Tables, Told, viewer_of
 from caltrop.web.hub import Hub
+from caltrop.web.seating import REVOKED
 
 
 async def broadcast(
@@ -89,3 +90,12 @@ async def catch_up(hub: Hub, service: Tables, table_id: str, kind: str = "events
             await broadcast(hub, service, table_id, events, current[0])
         elif kind == "visibility":
             await broadcast(hub, service, table_id)
+
+
+async def close_revoked(hub: Hub, service: Tables, table_id: str) -> None:
+    """Another process revoked seats of the table: the sockets of those seats here get the
+    revoked message, which ends them."""
+    revoked = await run_in_threadpool(service.revoked_seats, table_id)
+    for subscriber in hub.subscribers(table_id):
+        if subscriber.seat.id in revoked:
+            await subscriber.queue.put(REVOKED)

@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from caltrop.store.listen import Listener, can_listen
 from caltrop.store.service import Tables
-from caltrop.web.broadcast import catch_up
+from caltrop.web.broadcast import catch_up, close_revoked
 from caltrop.web.hub import Hub
 
 #: How often a database without notifications is asked for the heads of watched tables.
@@ -56,7 +56,10 @@ class Watcher:
     def _changed(self, table_id: str, kind: str) -> None:
         if not self._hub.subscribers(table_id):
             return
-        task = asyncio.create_task(catch_up(self._hub, self._service, table_id, kind))
+        if kind == "seats":  # a revocation: close its sockets here
+            task = asyncio.create_task(close_revoked(self._hub, self._service, table_id))
+        else:
+            task = asyncio.create_task(catch_up(self._hub, self._service, table_id, kind))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
