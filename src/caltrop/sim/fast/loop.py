@@ -27,6 +27,17 @@ module, where it calls the module's own parts by name:
 ``TRACE_COLUMNS``
     the width of the module's trace.
 
+``play_on`` is the rounds from any turn position, which ``play_one`` starts at round 1. A
+kernel that can play on from the middle of a fight (the compiled tactical policy's, for the
+strong player's playouts) also has the parts ``play_from`` calls, and the others never call it:
+
+``restore(tab, work, snap, standing) -> (creatures, roller, round, position)``
+    the fight ``snap`` stopped at an attack roll, into ``work``;
+``land(tab, work, standing, snap, total) -> winner``
+    that roll's ``total`` landed (:data:`GOING`, or the side that won);
+``turn_on(tab, work, standing, c, s, rnd, trace, rows) -> (s, rows, winner)``
+    the rest of ``c``'s turn (``turn`` without its start).
+
 ``tab`` (the encounter's tables) and ``work`` (its scratch arrays) are tuples only the module
 reads. The parts are ``inline="always"`` functions, so the compiled loop is the same code as a
 loop written out in each kernel, and ``play_one`` counts no references (it allocates nothing,
@@ -76,19 +87,29 @@ def play_one(s, tab, work, standing, max_rounds, trace):
             return 1, 0, 0
         return DRAW, 0, 0
     s, rows = opening(tab, work, s, trace)
-    rnd = 0
+    if max_rounds < 1:
+        return DRAW, max_rounds, rows
+    round_start(tab, work)
+    s, winner, rnd, rows = play_on(s, tab, work, standing, n, 1, 0, max_rounds, trace, rows)
+    return winner, rnd, rows
+
+
+def play_on(s, tab, work, standing, n, rnd, pos, max_rounds, trace, rows):
+    """The rounds from turn position ``pos`` of round ``rnd`` (that round's start done):
+    (stream, winner, rounds, rows)."""
     while True:
-        rnd += 1
-        if rnd > max_rounds:
-            return DRAW, max_rounds, rows
-        round_start(tab, work)
-        for pos in range(n):
-            c = turn_order(tab, work, pos)
+        for p in range(pos, n):
+            c = turn_order(tab, work, p)
             if is_down(tab, work, c):
                 continue
             s, rows, winner = turn(tab, work, standing, c, s, rnd, trace, rows)
             if winner != GOING:
-                return winner, rnd, rows
+                return s, winner, rnd, rows
+        pos = 0
+        rnd += 1
+        if rnd > max_rounds:
+            return s, DRAW, max_rounds, rows
+        round_start(tab, work)
 
 
 def play_many(key0, key1, first, chunk, tab, max_rounds, details, winner, rounds, out):
@@ -115,6 +136,29 @@ def play_traced(key0, key1, index, tab, max_rounds, trace):
     """Play encounter ``index`` alone, tracing it into ``trace``: (winner, rounds, rows)."""
     s = stream_start(key0, key1, np.uint64(index))
     return play_one(s, tab, new_work(tab), np.zeros(2, np.int64), max_rounds, trace)
+
+
+def play_from(key0, key1, first, tab, snap, totals, max_rounds, winner, rounds, trace):
+    """Play encounters on from a fight stopped at an attack roll (``snap``, see ``restore``):
+    encounter ``i`` lands the roll with ``totals[i]``, the roller's turn goes on
+    (``turn_on``), then the rounds, on the stream of ``first + i``; writes ``winner[i]`` and
+    ``rounds[i]``; returns the rows the last one traced (the first ``trace.shape[0]``
+    written)."""
+    work = new_work(tab)
+    standing = np.zeros(2, np.int64)
+    rows = 0
+    for i in range(winner.shape[0]):
+        s = stream_start(key0, key1, np.uint64(first + i))
+        n, c, rnd, pos = restore(tab, work, snap, standing)
+        rows = 0
+        w = land(tab, work, standing, snap, totals[i])
+        if w == GOING:
+            s, rows, w = turn_on(tab, work, standing, c, s, rnd, trace, rows)
+        if w == GOING:
+            s, w, rnd, rows = play_on(s, tab, work, standing, n, rnd, pos + 1, max_rounds, trace, rows)
+        winner[i] = w
+        rounds[i] = rnd
+    return rows
 '''
 
 #: the line of this file where :data:`LOOP`'s text starts (its first line is blank)
@@ -137,10 +181,12 @@ def define_loop(namespace: dict[str, Any]) -> None:
     namespace["GOING"] = GOING
     code = compile("\n" * (_LOOP_LINE - 1) + LOOP, __file__, "exec")
     exec(code, namespace)  # our own constant text, compiled for numba's cache (see the docs)
-    for name in ("play_one", "play_many", "play_traced"):
+    for name in ("play_on", "play_one", "play_many", "play_traced", "play_from"):
         function = namespace[name]
         function.__qualname__ = f"{name}_{digest}"  # the cache entry's name (see the docs)
-        if name == "play_one":
+        if name == "play_on":
+            namespace[name] = njit(cache=True, inline="always")(function)
+        elif name == "play_one":
             # No reference counting in the loop (it allocates nothing): the parts unpack the
             # ``tab`` and ``work`` tuples at every turn, and counting those references cost the
             # fast tactic's kernel a third of its speed.

@@ -40,7 +40,8 @@ an action on an Aspect the creature lacks, and two actions or weapons of one nam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -130,6 +131,10 @@ class CompiledTactical:
     round_reset: int
     #: the most own-turn commands one creature can score in one decision (a scratch size)
     scored_capacity: int
+    #: the advantage source keys the kernel knows (R14), by id: bit ``k`` of a boon mask
+    sources: tuple[str, ...] = ()
+    #: the roll id of (creature, action, weapon) indices in the stat block (−1: no weapon)
+    roll_ids: Mapping[tuple[int, int, int], int] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -376,6 +381,8 @@ def compile_tactical(definition: EncounterDef) -> CompiledTactical:
         legacy=int(legacy),
         round_reset=int(definition.ruleset.load_reset is LoadReset.ROUND),
         scored_capacity=scored_capacity,
+        sources=tuple(sources),
+        roll_ids=dict(roll_ids),
     )
 
 

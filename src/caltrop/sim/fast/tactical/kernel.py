@@ -633,8 +633,43 @@ def is_down(tab, work, c):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
+def _land(
+    cre: np.ndarray,
+    state: np.ndarray,
+    standing: np.ndarray,
+    c: int,
+    target: int,
+    cost: int,
+    total: int,
+) -> int:
+    """``c``'s attack on ``target`` rolled ``total``: damage over Evasion (R16), then Load +=
+    Cost (seed 000 step 6); GOING, or the side that won when the target's side has nobody
+    standing."""
+    damage = max(0, total - cre[target, C_EVASION])
+    state[target, S_HEALTH] = max(0, state[target, S_HEALTH] - damage)
+    state[c, S_DEALT] += damage
+    state[c, S_LOAD] += cost
+    state[c, S_COST] += cost
+    if state[target, S_HEALTH] == 0 and state[target, S_DOWN] == 0:
+        state[target, S_DOWN] = 1
+        side = cre[target, C_SIDE]
+        standing[side] -= 1
+        if standing[side] == 0:
+            return 1 - int(side)
+    return GOING
+
+
+@njit(cache=True, inline="always")
 def turn(tab, work, standing, c, s, rnd, trace, steps):  # type: ignore[no-untyped-def]
-    """Creature ``c``'s turn (R10 reset, then TacticalPolicy's commands until it ends the turn),
+    """Creature ``c``'s turn: the R10 reset, then :func:`turn_on`."""
+    if tab[10] == 0:
+        work[0][c, S_LOAD] = tab[0][c, C_RESET]
+    return turn_on(tab, work, standing, c, s, rnd, trace, steps)
+
+
+@njit(cache=True, inline="always")
+def turn_on(tab, work, standing, c, s, rnd, trace, steps):  # type: ignore[no-untyped-def]
+    """The rest of creature ``c``'s turn: TacticalPolicy's commands until it ends the turn,
     each reaction window asked in turn order; returns (stream, steps, GOING or the winner)."""
     (
         cre, threat, options, wrolls, rolls, terms, prof, team, harm, legacy, round_reset,
@@ -645,8 +680,6 @@ def turn(tab, work, standing, c, s, rnd, trace, steps):  # type: ignore[no-untyp
         before, after,
     ) = work  # fmt: skip
     n_cre = cre.shape[0]
-    if round_reset == 0:
-        state[c, S_LOAD] = cre[c, C_RESET]
     while True:
         o, target, roll = _choose_turn(
             c, round_reset, min_gain, discount, reserve, cre, threat, options, wrolls,
@@ -726,17 +759,45 @@ def turn(tab, work, standing, c, s, rnd, trace, steps):  # type: ignore[no-untyp
                 face, s = _die(sides, s)
                 total += sign * face
         steps = _trace(trace, steps, K_ROLL, c, -1, target, -1, d4, total, rnd)
-        damage = max(0, total - cre[target, C_EVASION])  # R16
-        state[target, S_HEALTH] = max(0, state[target, S_HEALTH] - damage)
-        state[c, S_DEALT] += damage
-        state[c, S_LOAD] += cost  # seed 000 step 6
-        state[c, S_COST] += cost
-        if state[target, S_HEALTH] == 0 and state[target, S_DOWN] == 0:
-            state[target, S_DOWN] = 1
-            side = cre[target, C_SIDE]
-            standing[side] -= 1
-            if standing[side] == 0:
-                return s, steps, 1 - side
+        winner = _land(cre, state, standing, c, target, cost, total)
+        if winner != GOING:
+            return s, steps, winner
+
+
+# a snapshot's pending attack (``snap[3]``): who rolls what at whom, when
+P_ROLLER, P_ROLL, P_TARGET, P_ROUND, P_POS = range(5)
+P_COLUMNS = 5
+
+
+@njit(cache=True, inline="always")
+def restore(tab, work, snap, standing):  # type: ignore[no-untyped-def]
+    """Set ``work`` to the fight ``snap`` = (``state`` table, boons with advantage and with
+    disadvantage per creature, the pending attack) stopped at, its counters at 0; count who
+    stands. Returns (creatures, the roller, the round, the roller's turn position)."""
+    cre = tab[0]
+    state, boon_adv, boon_dis = work[0], work[1], work[2]
+    snap_state, snap_adv, snap_dis, pend = snap
+    standing[0] = 0
+    standing[1] = 0
+    for c in range(cre.shape[0]):
+        for col in range(S_COLUMNS):
+            state[c, col] = 0
+        state[c, S_HEALTH] = snap_state[c, S_HEALTH]
+        state[c, S_LOAD] = snap_state[c, S_LOAD]
+        state[c, S_DOWN] = snap_state[c, S_DOWN]
+        boon_adv[c] = snap_adv[c]
+        boon_dis[c] = snap_dis[c]
+        if state[c, S_DOWN] == 0:
+            standing[cre[c, C_SIDE]] += 1
+    return cre.shape[0], pend[P_ROLLER], pend[P_ROUND], pend[P_POS]
+
+
+@njit(cache=True, inline="always")
+def land(tab, work, standing, snap, total):  # type: ignore[no-untyped-def]
+    """The snapshot's pending attack rolled ``total`` (:func:`_land`)."""
+    pend = snap[3]
+    c = pend[P_ROLLER]
+    return _land(tab[0], work[0], standing, c, pend[P_TARGET], tab[4][pend[P_ROLL], R_COST], total)
 
 
 @njit(cache=True, inline="always")
@@ -768,8 +829,9 @@ def record(tab, work, i, steps, out):  # type: ignore[no-untyped-def]
             state_out[i, col, c] = state[c, col]
 
 
-# play_one, play_many and play_traced: the shared loop with the parts above
+# play_one, play_many, play_traced and play_from: the shared loop with the parts above
 play_one: Any
 play_many: Any
 play_traced: Any
+play_from: Any
 define_loop(globals())

@@ -10,7 +10,7 @@ from caltrop.core.commands import Act, Command, EndEncounter, EndTurn, Pass, Rol
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS
 from caltrop.sim.fast.tactical.compile import CompiledTactical
-from caltrop.sim.fast.tactical.simulate import Knobs, TacticalStep, trace_tactical
+from caltrop.sim.fast.tactical.simulate import Knobs, TacticalStep, TacticalTrace, trace_tactical
 from caltrop.sim.tactics import TacticalPolicy
 
 
@@ -59,6 +59,24 @@ def replay_tactical(
     knobs = knobs or Knobs()
     trace = trace_tactical(compiled, seed, index, max_rounds=max_rounds, knobs=knobs)
     encounter = Encounter.begin(compiled.definition, 0, record=False)
+    return follow(
+        compiled, encounter, trace, f"encounter {index}", max_rounds=max_rounds, knobs=knobs
+    )
+
+
+def follow(
+    compiled: CompiledTactical,
+    encounter: Encounter,
+    trace: TacticalTrace,
+    label: str,
+    *,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    knobs: Knobs | None = None,
+) -> TacticalReplay:
+    """Play ``encounter`` on in the engine with the Python tactical policy, each roll resolved
+    with the kernel's total, checking every step against ``trace`` (the module docs); raises
+    :class:`TacticalMismatchError` naming ``label`` and the step at the first difference."""
+    knobs = knobs or Knobs()
     policy = TacticalPolicy(min_gain=knobs.min_gain, discount=knobs.discount, reserve=knobs.reserve)
     ids = compiled.ids
     k = 0
@@ -72,7 +90,7 @@ def replay_tactical(
             encounter.apply(EndEncounter())
             break
         if k >= len(rows):
-            raise TacticalMismatchError(f"encounter {index}: the engine goes on after the kernel")
+            raise TacticalMismatchError(f"{label}: the engine goes on after the kernel")
         row = rows[k]
         if who == CHANCE:
             top = encounter.pending[-1]
@@ -80,9 +98,7 @@ def replay_tactical(
             got = ("roll", ids[top.roller], top.target, pool, encounter.round)
             want = (row.kind, ids[row.actor], row.target, f"{row.d4}d4", row.round)
             if got != want:
-                raise TacticalMismatchError(
-                    f"encounter {index}, step {k + 1}: engine {got}, kernel {want}"
-                )
+                raise TacticalMismatchError(f"{label}, step {k + 1}: engine {got}, kernel {want}")
             encounter.apply(RollTotal(row.total))
             rolls += 1
         else:
@@ -90,7 +106,7 @@ def replay_tactical(
             want_command = _command(compiled, row) if row.kind != "roll" else None
             if command != want_command or row.round != encounter.round:
                 raise TacticalMismatchError(
-                    f"encounter {index}, step {k + 1} (round {encounter.round}): engine "
+                    f"{label}, step {k + 1} (round {encounter.round}): engine "
                     f"{command}, kernel {want_command} (round {row.round})"
                 )
             if encounter.pending and isinstance(command, Act):
@@ -102,6 +118,6 @@ def replay_tactical(
     want_end = (trace.winner, trace.rounds, len(rows))
     if got_end != want_end:
         raise TacticalMismatchError(
-            f"encounter {index}: engine (winner, rounds, steps) {got_end}, kernel {want_end}"
+            f"{label}: engine (winner, rounds, steps) {got_end}, kernel {want_end}"
         )
     return TacticalReplay(k, rolls, reactions, trace.winner, trace.rounds)

@@ -189,7 +189,14 @@ def trace_tactical(
         if written <= capacity:
             break
         capacity = int(written) + 1
-    rows = tuple(
+    return TacticalTrace(int(winner), int(rounds), steps_of(trace[:written]))
+
+
+def steps_of(trace: np.ndarray) -> tuple[TacticalStep, ...]:
+    """The kernel's trace rows as steps."""
+    from caltrop.sim.fast.tactical import kernel
+
+    return tuple(
         TacticalStep(
             _KINDS[int(r[kernel.X_KIND])],
             int(r[kernel.X_ACTOR]),
@@ -200,9 +207,8 @@ def trace_tactical(
             int(r[kernel.X_TOTAL]),
             int(r[kernel.X_ROUND]),
         )
-        for r in trace[:written]
+        for r in trace
     )
-    return TacticalTrace(int(winner), int(rounds), rows)
 
 
 def chunk_size(n: int) -> int:
