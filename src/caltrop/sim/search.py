@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,6 +51,9 @@ from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from caltrop.sim.points_tactics import book as points_book
 from caltrop.sim.policies import Policy
 from caltrop.sim.tactics import TacticalPolicy, profile
+
+if TYPE_CHECKING:
+    from caltrop.sim.fast.tactical.resume import Resume
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +72,21 @@ class Settings:
     horizon: float
     #: whether decisions in a reaction window are searched too (else the base answers them)
     windows: bool = True
+    #: the same, where the playouts run in the compiled tactical policy's kernel
+    #: (:mod:`caltrop.sim.fast.tactical.resume`: about a hundred times cheaper than the engine,
+    #: and played to the end, not cut at ``horizon``); None: this module has no kernel
+    compiled: Settings | None = None
 
 
-#: An Action Load playout is cheap (a few ms to the end of Goblin Ambush): many of them.
-ACTION_LOAD = Settings(budget=160, first=8, candidates=8, horizon=2.0)
+#: An Action Load playout is cheap (a few ms to the end of Goblin Ambush): many of them; in
+#: the compiled kernel (~80 µs to the end of Goblin Ambush), many more, played to the end.
+ACTION_LOAD = Settings(
+    budget=160,
+    first=8,
+    candidates=8,
+    horizon=2.0,
+    compiled=Settings(budget=1024, first=32, candidates=12, horizon=math.inf),
+)
 #: An Action Point playout costs about ten times as much (positions and plans, R34-R39; a
 #: round of Bridge Duel is ~9 ms of ``tactical``): fewer, shorter ones, fewer candidates.
 #: Its defence windows are left to the tactics, which weigh Block, Dodge and Take Cover exactly
@@ -113,12 +128,16 @@ class SearchPolicy:
         extra: int = DEFAULT_EXTRA,
         windows: bool | None = None,
         base: Policy | None = None,
+        compiled: bool = True,
     ) -> None:
         """Each of ``budget``, ``candidates``, ``horizon``, ``first`` and ``windows`` left None
-        takes the
-        module's default (:func:`settings_for`: :data:`ACTION_LOAD` or :data:`ACTION_POINTS`)
-        at the first decision."""
+        takes the module's default (:func:`settings_for`: :data:`ACTION_LOAD` or
+        :data:`ACTION_POINTS`, or its ``compiled`` settings where the kernel can play the
+        encounter and ``compiled`` is true) at the first decision."""
         self.rng = rng
+        self._compiled = compiled
+        #: the kernel that plays the playouts on (None: the engine plays them)
+        self.resume: Resume | None = None
         self._asked = (budget, first, candidates, horizon, windows)
         self.budget = self.first = self.candidates = 0
         self.horizon = 0.0
@@ -137,12 +156,19 @@ class SearchPolicy:
         self.settled = 0
         #: playouts cut at the horizon (valued, not played to the end)
         self.cut = 0
+        #: playouts the kernel played (of :attr:`played`)
+        self.compiled_played = 0
         self._shift = 0.0
         self._seeds: list[int] = []
+        self._key = 0
         self._worth: _Worth | None = None
 
     def _resolve(self, encounter: Encounter) -> None:
         module = settings_for(encounter)
+        if self._compiled and module.compiled is not None:
+            self.resume = _resume_for(encounter)
+            if self.resume is not None:
+                module = module.compiled
         budget, first, candidates, horizon, windows = self._asked
         self.budget = module.budget if budget is None else budget
         self.first = module.first if first is None else first
@@ -165,6 +191,7 @@ class SearchPolicy:
         self.searched += 1
         self._shift = float(self.rng.random())
         self._seeds = []
+        self._key = int(self.rng.integers(0, 2**63 - 1))
         self._worth = _Worth(encounter)
         results: dict[int, list[float]] = {k: [] for k in range(len(pool))}
         self._extend(encounter, pool, results, range(len(pool)), side, self.first)
@@ -243,11 +270,20 @@ class SearchPolicy:
         if outcome is not None:  # the fight ended before any roll
             return [outcome] * (stop - start)
         totals, cdf = _outcomes(trial)
-        for k in range(start, stop):
+        quantiles = [(_van_der_corput(k) + self._shift) % 1.0 for k in range(start, stop)]
+        picks = [totals[min(bisect_left(cdf, u), len(totals) - 1)] for u in quantiles]
+        snap = None if self.resume is None else self.resume.snapshot(trial)
+        if snap is not None:  # the kernel plays them all on (playout k on its stream k)
+            assert self.resume is not None
+            winners, _ = self.resume.play(snap, [t.total for t in picks], self._key, start)
+            self.played += stop - start
+            self.compiled_played += stop - start
+            mine = _SIDE_CODE[side]
+            return [1.0 if w == mine else 0.0 if w >= 0 else 0.5 for w in winners.tolist()]
+        for k, pick in zip(range(start, stop), picks, strict=True):
             play = trial.clone()
             play.rng.bit_generator.state = np.random.PCG64(seeds[k]).state
-            u = (_van_der_corput(k) + self._shift) % 1.0
-            play.apply(totals[min(bisect_left(cdf, u), len(totals) - 1)])
+            play.apply(pick)
             self.played += 1
             got.append(self._play(play, side))
         return got
@@ -281,8 +317,21 @@ class SearchPolicy:
             if who == TERMINAL:
                 return _result(encounter, side)
             if who == CHANCE:
-                encounter.apply(_ROLL)
-                continue
+                snap = None if self.resume is None else self.resume.snapshot(encounter)
+                if snap is None:
+                    encounter.apply(_ROLL)
+                    continue
+                # the kernel plays on from here: this roll's total by its exact odds, then
+                # the fight on a stream of the encounter's own dice
+                assert self.resume is not None
+                totals, cdf = _outcomes(encounter)
+                u = float(encounter.rng.random())
+                total = totals[min(bisect_left(cdf, u), len(totals) - 1)].total
+                key = int(encounter.rng.integers(0, 2**63 - 1))
+                winners, _ = self.resume.play(snap, [total], key)
+                self.compiled_played += 1
+                w = int(winners[0])
+                return 0.5 if w < 0 else 1.0 if w == _SIDE_CODE[side] else 0.0
             if limit is not None and not encounter.pending and encounter.turn_owner != owner:
                 owner = encounter.turn_owner
                 turns += 1
@@ -291,6 +340,23 @@ class SearchPolicy:
                     assert self._worth is not None
                     return self._worth.value(encounter, side)
             encounter.apply(rollout.choose(encounter, who))
+
+
+#: the kernel's code of each side's win (:mod:`caltrop.sim.fast.tactical.kernel`)
+_SIDE_CODE = {Side.PC: 0, Side.NPC: 1}
+
+
+def _resume_for(encounter: Encounter) -> Resume | None:
+    """The compiled tactical policy for ``encounter``'s definition, or None if the kernel
+    cannot play it (``FastPathError``: the engine plays the playouts)."""
+    from caltrop.sim.fast.compile import FastPathError
+    from caltrop.sim.fast.tactical import compile_tactical
+    from caltrop.sim.fast.tactical.resume import Resume
+
+    try:
+        return Resume(compile_tactical(encounter.definition))
+    except FastPathError:
+        return None
 
 
 def _result(encounter: Encounter, side: Side) -> float:
