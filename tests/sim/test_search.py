@@ -175,16 +175,21 @@ def test_the_playouts_run_in_the_compiled_kernel_where_it_can_play_the_encounter
     fast = SearchPolicy(np.random.default_rng(3))
     assert fast.choose(enc, who) in list(enc.legal_actions(who))
     assert fast.resume is not None
-    assert ACTION_LOAD.compiled is not None and fast.budget == ACTION_LOAD.compiled.budget
-    assert fast.played > 0 and fast.compiled_played == fast.played
+    assert ACTION_LOAD.compiled is not None
+    assert fast.budget == ACTION_LOAD.compiled.budget
+    assert fast.played > 0
+    assert fast.compiled_played == fast.played
     slow = SearchPolicy(np.random.default_rng(3), compiled=False, budget=16, first=2)
     slow.choose(enc, who)
-    assert slow.resume is None and slow.played > 0 and slow.compiled_played == 0
+    assert slow.resume is None
+    assert slow.played > 0
+    assert slow.compiled_played == 0
     assert enc.rng.bit_generator.state == state
     points, actor = _first_decision("bridge-duel-ap", 2)
     ap = SearchPolicy(np.random.default_rng(3), budget=4, first=1, candidates=2)
     ap.choose(points, actor)
-    assert ap.resume is None and ap.compiled_played == 0
+    assert ap.resume is None
+    assert ap.compiled_played == 0
 
 
 def test_a_kernel_playout_and_an_engine_playout_agree_on_a_candidate_s_odds() -> None:

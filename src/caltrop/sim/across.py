@@ -38,9 +38,9 @@ def search_seconds(definition: EncounterDef) -> float:
     """Estimated CPU seconds of one encounter with ``search`` on both sides: one ``tactical``
     play-out of it is timed (after another that warms the caches) and its decisions counted;
     each decision costs the module's budget of playouts (:func:`caltrop.sim.search.settings_for`),
-    each as long as the search's horizon or half the encounter, whichever is shorter (an
-    over-estimate: a decision with one legal command is not searched, a settled one stops at
-    its screen)."""
+    each as long as the search's horizon or half the encounter, whichever is shorter — or, where
+    the compiled kernel plays the playouts, each a whole fight in the kernel (an over-estimate:
+    a decision with one legal command is not searched, a settled one stops at its screen)."""
     import time
 
     from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollDice
@@ -61,8 +61,33 @@ def search_seconds(definition: EncounterDef) -> float:
                 decisions += 1
         took = max(time.process_time() - began, 1e-4)
     settings = settings_for(encounter)
+    playout = _kernel_seconds(definition)
+    if settings.compiled is not None and playout is not None:
+        # playouts in the compiled kernel (each at most a whole fight), and the engine's own
+        # work per candidate (applying it and answering the window: a decision's worth each)
+        fast = settings.compiled
+        per_decision = took / max(1, decisions)
+        return decisions * (fast.budget * playout + fast.candidates * 4 * per_decision)
     share = min(0.5, settings.horizon / max(1, encounter.round))
     return decisions * settings.budget * took * share
+
+
+def _kernel_seconds(definition: EncounterDef) -> float | None:
+    """CPU seconds of one whole fight in the compiled tactical kernel (timed on 256, after a
+    warm-up that also compiles), or None where the kernel cannot play the encounter."""
+    import time
+
+    from caltrop.sim.fast.compile import FastPathError
+    from caltrop.sim.fast.tactical import compile_tactical, play_tactical
+
+    try:
+        compiled = compile_tactical(definition)
+    except FastPathError:
+        return None
+    play_tactical(compiled, 16, 0, threads=1)
+    began = time.process_time()
+    play_tactical(compiled, 256, 1, threads=1)
+    return max(time.process_time() - began, 1e-6) / 256
 
 
 def search_fits(
