@@ -114,3 +114,23 @@ def test_search_is_in_the_default_list_where_it_fits_its_budget(
     # named, it plays whatever the estimate
     named = run_json(*args, "--n", "4", "--seed", "3", "--workers", "1", "--policies", "search")
     assert named["across_tactics"]["policies"] == ["search"]
+
+
+def test_the_strong_player_plays_as_many_encounters_as_fit_its_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """By default ``search`` plays where ACROSS_SEARCH_N encounters per variant fit
+    ACROSS_SEARCH_SECONDS, and then as many of the run's as fit that time."""
+    import caltrop.sim.across as across
+    from caltrop.content import load_encounter
+
+    duel = load_encounter("duel")
+    variants = [parse_variant("revision=current"), parse_variant("revision=legacy")]
+    monkeypatch.setattr(across, "search_seconds", lambda definition: 2.0)
+    # 2 s × 2 variants on 1 worker: 4 s per encounter; 40 take 160 s; 300 s hold 75
+    assert across.search_plan(duel, variants, 1000, 1) == (True, 75, 160.0)
+    assert across.search_plan(duel, variants, 50, 1) == (True, 50, 160.0)
+    assert across.search_plan(duel, variants, 1000, 2) == (True, 150, 80.0)
+    monkeypatch.setattr(across, "search_seconds", lambda definition: 10.0)
+    fits, count, seconds = across.search_plan(duel, variants, 1000, 1)
+    assert (fits, count, seconds) == (False, 40, 800.0)

@@ -397,7 +397,7 @@ def _across(
         SEARCH,
         across_tactics,
         playable_policies,
-        search_fits,
+        search_plan,
     )
 
     wanted = [t.strip() for t in tactics.split(",") if t.strip()] if tactics else None
@@ -406,14 +406,15 @@ def _across(
     done = {main: result} if main is not None else {}
     out: dict[str, Any] = {"policies": names, "rows": [], "verdicts": []}
     engine_n = min(n, ACROSS_ENGINE_N) if capped else n
-    search_n = min(engine_n, ACROSS_SEARCH_N)
-    if SEARCH in names and SEARCH not in done:
-        fits, seconds = search_fits(definition, variants, engine_n, _workers(workers))
-        if not fits and not wanted:
+    search_n = engine_n  # named in --policies: the whole run
+    if SEARCH in names and SEARCH not in done and not (wanted and SEARCH in wanted):
+        fits, search_n, seconds = search_plan(definition, variants, engine_n, _workers(workers))
+        if not fits:
             names.remove(SEARCH)
             out["search_left_out"] = (
-                f"search left out: {search_n} encounters per variant would take about "
-                f"{seconds / 60:,.0f} min (name it in --policies to run it anyway)"
+                f"search left out: {min(engine_n, ACROSS_SEARCH_N)} encounters per variant "
+                f"would take about {seconds / 60:,.0f} min (name it in --policies to run it "
+                "anyway)"
             )
 
     def size(name: str) -> int:
@@ -511,7 +512,7 @@ def _named_engine(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def _print_across(console: Console, across: Mapping[str, Any]) -> None:
-    from caltrop.sim.across import ACROSS_SEARCH_N, SEARCH
+    from caltrop.sim.across import ACROSS_SEARCH_N, ACROSS_SEARCH_SECONDS, SEARCH
     from caltrop.sim.report import diff_text
 
     table = Table(
@@ -534,8 +535,9 @@ def _print_across(console: Console, across: Mapping[str, Any]) -> None:
         console.print(f"fast = the fast path's tactic: {across['fast_tactic']}", style="dim")
     if SEARCH in across["policies"]:
         console.print(
-            "search = the strong player: tactical's choices improved by playouts "
-            f"(at most {ACROSS_SEARCH_N} encounters per variant)",
+            "search = the strong player: tactical's choices improved by playouts (by "
+            f"default as many encounters per variant as fit {ACROSS_SEARCH_SECONDS / 60:.0f} "
+            f"min, at least {ACROSS_SEARCH_N}; all of them when --policies names it)",
             style="dim",
         )
     if "search_left_out" in across:

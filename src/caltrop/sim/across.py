@@ -28,9 +28,11 @@ SEARCH = "search"
 #: The policies compared by default, in this order (those registered; ``fast`` where it plays;
 #: ``search`` where it fits its budget, :func:`search_fits`).
 DEFAULT_POLICIES = ("tactical", "attack-weakest", "random", SEARCH, FAST)
-#: The strong player's budget in a comparison: at most this many encounters per variant...
+#: The strong player's share of a comparison: by default it plays only where this many
+#: encounters per variant...
 ACROSS_SEARCH_N = 40
-#: ...and, by default, only where they are estimated to take at most this many seconds.
+#: ...are estimated to take at most this many seconds, and then as many as fit them (all of
+#: the run's when ``--policies`` names it).
 ACROSS_SEARCH_SECONDS = 300.0
 
 
@@ -95,10 +97,21 @@ def search_fits(
 ) -> tuple[bool, float]:
     """Whether ``search`` plays ``min(n, ACROSS_SEARCH_N)`` encounters of each variant within
     :data:`ACROSS_SEARCH_SECONDS` on ``workers`` processes, and the seconds estimated."""
-    count = min(n, ACROSS_SEARCH_N) * len(variants)
-    seconds = sum(search_seconds(v.apply(definition)) for v in variants[:1]) * count
-    seconds /= max(1, workers)
-    return seconds <= ACROSS_SEARCH_SECONDS, seconds
+    fits, _, seconds = search_plan(definition, variants, n, workers)
+    return fits, seconds
+
+
+def search_plan(
+    definition: EncounterDef, variants: Sequence[Variant], n: int, workers: int
+) -> tuple[bool, int, float]:
+    """The strong player's share of a comparison: whether ``min(n, ACROSS_SEARCH_N)``
+    encounters of each variant fit :data:`ACROSS_SEARCH_SECONDS` on ``workers`` processes,
+    how many it plays (as many of ``n`` as fit that time, at least that many), and the seconds
+    the smaller number is estimated to take."""
+    each = search_seconds(variants[0].apply(definition)) * len(variants) / max(1, workers)
+    seconds = min(n, ACROSS_SEARCH_N) * each
+    count = min(n, max(ACROSS_SEARCH_N, int(ACROSS_SEARCH_SECONDS / max(each, 1e-9))))
+    return seconds <= ACROSS_SEARCH_SECONDS, count, seconds
 
 
 def fast_tactic(definition: EncounterDef) -> str:
@@ -287,6 +300,7 @@ __all__ = [
     "playable_policies",
     "run_under",
     "search_fits",
+    "search_plan",
     "search_seconds",
     "tactic_rows",
     "verdicts",
