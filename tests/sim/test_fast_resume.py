@@ -32,7 +32,7 @@ from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollDice
 from caltrop.sim.fast import with_options
 from caltrop.sim.fast.tactical import compile_tactical
 from caltrop.sim.fast.tactical.replay import follow
-from caltrop.sim.fast.tactical.resume import Resume
+from caltrop.sim.fast.tactical.resume import Resume, Snapshot
 from caltrop.sim.tactics import TacticalPolicy
 from tests.sim.test_fast_tactical import BUNDLED, small_encounters
 
@@ -68,6 +68,18 @@ def _check_from(resume: Resume, encounter: Encounter, pick: int, stream: int, la
     return replay.steps
 
 
+def _stopped(name: str, seed: int, rolls: int) -> tuple[Resume, Encounter, Snapshot]:
+    """Encounter ``name`` of ``seed`` stopped at its attack roll after ``rolls`` rolls, with
+    its kernel and snapshot."""
+    definition = load_encounter(name)
+    resume = Resume(compile_tactical(definition))
+    encounter = Encounter.begin(definition, seed, record=False)
+    assert _to_roll(encounter, rolls, TacticalPolicy())
+    snap = resume.snapshot(encounter)
+    assert snap is not None
+    return resume, encounter, snap
+
+
 @pytest.mark.parametrize(("name", "reset", "revision"), BUNDLED)
 def test_the_engine_plays_on_as_the_kernel_does_from_any_roll(
     name: str, reset: str, revision: str
@@ -90,12 +102,7 @@ def test_the_engine_plays_on_as_the_kernel_does_from_any_roll(
 def test_many_totals_and_streams_from_one_snapshot() -> None:
     """Each of the roll's totals (R16: the damage over Evasion differs), each on its own
     stream, plays on as the engine does; and :meth:`Resume.play` gives the traced winners."""
-    definition = load_encounter("goblin-ambush")
-    resume = Resume(compile_tactical(definition))
-    encounter = Encounter.begin(definition, 4, record=False)
-    assert _to_roll(encounter, 3, TacticalPolicy())
-    snap = resume.snapshot(encounter)
-    assert snap is not None
+    resume, encounter, snap = _stopped("goblin-ambush", 4, 3)
     outcomes = [t.total for t, _ in encounter.chance_outcomes()]
     winners, _ = resume.play(snap, outcomes, seed=11, first=0)
     for k, total in enumerate(outcomes):
@@ -110,12 +117,7 @@ def test_many_totals_and_streams_from_one_snapshot() -> None:
 def test_the_playouts_win_as_often_as_the_engines() -> None:
     """The kernel's fights from one snapshot on its streams, and the engine's on its own dice,
     end in the same PC win rate within a 99.9 % interval (3.29 standard errors)."""
-    definition = load_encounter("orc-bridge")
-    resume = Resume(compile_tactical(definition))
-    encounter = Encounter.begin(definition, 2, record=False)
-    assert _to_roll(encounter, 2, TacticalPolicy())
-    snap = resume.snapshot(encounter)
-    assert snap is not None
+    resume, encounter, snap = _stopped("orc-bridge", 2, 2)
     outcomes = encounter.chance_outcomes()
     rng = np.random.default_rng(5)
     cdf = np.cumsum([float(p) for _, p in outcomes])

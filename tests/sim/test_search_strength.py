@@ -63,7 +63,7 @@ def test_search_beats_tactical_itself_on_orc_bridge() -> None:
     benchmark's 200 seeds from 13,000,039 (60 % → 79 %, 48 pairs won, 10 lost), 80 from
     14,000,042 (16/3) and this test on seeds 0 … 79 (18/11, p = 0.26: the pairs that diverge
     after one different choice are noisy); n = 200 gives a 1 % test ample power at 48/10's
-    rate. About a minute."""
+    rate. On these seeds: 107 → 146 won, 54 pairs won, 15 lost, p = 2.6e-6. About a minute."""
     definition = load_encounter("orc-bridge")
     seeds = range(5000, 5200)
     base = [_pc_wins(definition, s, TacticalPolicy(), TacticalPolicy()) for s in seeds]
