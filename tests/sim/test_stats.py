@@ -178,3 +178,21 @@ def test_mcnemar_exact_is_the_sign_test_of_the_discordant_pairs() -> None:
     assert mcnemar_exact([0] * 3, [1] * 3) == pytest.approx(0.25)
     with pytest.raises(ValueError, match="0/1"):
         mcnemar_exact([0.5], [1])
+
+
+def test_mcnemar_exact_takes_thousands_of_discordant_pairs() -> None:
+    """Past 1,023 discordant pairs ``2**m`` no longer fits a float: the p-value is still the
+    exact sign test's (checked against the normal approximation with continuity correction,
+    which is within a few per cent there) and a lopsided split gives a tiny one, not an error."""
+    from statistics import NormalDist
+
+    from caltrop.sim.stats import mcnemar_exact
+
+    up, down = 1100, 1000
+    a = [0] * up + [1] * down
+    b = [1] * up + [0] * down
+    z = (abs(up - down) - 1) / math.sqrt(up + down)
+    approx = 2 * (1 - NormalDist().cdf(z))
+    assert mcnemar_exact(a, b) == pytest.approx(approx, rel=0.05)
+    assert mcnemar_exact(b, a) == mcnemar_exact(a, b)
+    assert 0.0 <= mcnemar_exact([0] * 3000 + [1] * 10, [1] * 3000 + [0] * 10) < 1e-300
