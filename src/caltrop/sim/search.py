@@ -44,9 +44,11 @@ from itertools import accumulate
 
 import numpy as np
 
-from caltrop.core.commands import Command, RollDice, RollTotal
+from caltrop.core.commands import Act, Command, EndTurn, RollDice, RollTotal
 from caltrop.core.model import Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
+from caltrop.sim.knobs import PointsKnobs
+from caltrop.sim.points_tactics import Planner, turn_plans
 from caltrop.sim.points_tactics import book as points_book
 from caltrop.sim.policies import Policy
 from caltrop.sim.tactics import TacticalPolicy, profile
@@ -68,6 +70,9 @@ class Settings:
     horizon: float
     #: whether decisions in a reaction window are searched too (else the base answers them)
     windows: bool = True
+    #: how far the last challenger's fresh playouts may grow while it leads the base's choice
+    #: but not clearly: up to this many times the budget in all
+    extra: int = 4
 
 
 #: An Action Load playout is cheap (a few ms to the end of Goblin Ambush): many of them.
@@ -76,7 +81,11 @@ ACTION_LOAD = Settings(budget=160, first=8, candidates=8, horizon=2.0)
 #: round of Bridge Duel is ~9 ms of ``tactical``): fewer, shorter ones, fewer candidates.
 #: Its defence windows are left to the tactics, which weigh Block, Dodge and Take Cover exactly
 #: on the damage already rolled (R45).
-ACTION_POINTS = Settings(budget=32, first=4, candidates=4, horizon=1.0, windows=False)
+ACTION_POINTS = Settings(budget=12, first=3, candidates=4, horizon=1.0, windows=False, extra=2)
+
+#: The most states whose rollout choices the Action Point search remembers (then it starts
+#: afresh): the real fight's next decisions pass through states its playouts have seen.
+REMEMBERED = 50_000
 
 DEFAULT_BUDGET = ACTION_LOAD.budget
 FIRST_SHARE = ACTION_LOAD.first
@@ -84,7 +93,7 @@ DEFAULT_CANDIDATES = ACTION_LOAD.candidates
 DEFAULT_HORIZON = ACTION_LOAD.horizon
 #: How far the last challenger's fresh playouts may grow while it leads the default but not
 #: clearly: up to this many times the budget in all.
-DEFAULT_EXTRA = 4
+DEFAULT_EXTRA = ACTION_LOAD.extra
 #: Another command replaces the base's only if its paired fresh playouts win more by this many
 #: standard errors of the paired difference.
 DEFAULT_MARGIN = 2.0
@@ -110,7 +119,7 @@ class SearchPolicy:
         horizon: float | None = None,
         margin: float = DEFAULT_MARGIN,
         first: int | None = None,
-        extra: int = DEFAULT_EXTRA,
+        extra: int | None = None,
         windows: bool | None = None,
         base: Policy | None = None,
     ) -> None:
@@ -120,12 +129,13 @@ class SearchPolicy:
         at the first decision."""
         self.rng = rng
         self._asked = (budget, first, candidates, horizon, windows)
+        self._asked_extra = extra
         self.budget = self.first = self.candidates = 0
         self.horizon = 0.0
         self.windows = True
         self._resolved = False
         self.margin = margin
-        self.extra = extra
+        self.extra = DEFAULT_EXTRA
         self.base: Policy = base if base is not None else TacticalPolicy()
         #: the policy every creature plays in the playouts
         self.rollout: Policy = TacticalPolicy()
@@ -140,8 +150,12 @@ class SearchPolicy:
         self._shift = 0.0
         self._seeds: list[int] = []
         self._worth: _Worth | None = None
+        self._points = False
 
     def _resolve(self, encounter: Encounter) -> None:
+        if encounter.economy.name == "action_points":
+            self._points = True
+            self.rollout = _Remembered(self.rollout)
         module = settings_for(encounter)
         budget, first, candidates, horizon, windows = self._asked
         self.budget = module.budget if budget is None else budget
@@ -149,11 +163,14 @@ class SearchPolicy:
         self.candidates = module.candidates if candidates is None else candidates
         self.horizon = module.horizon if horizon is None else horizon
         self.windows = module.windows if windows is None else windows
+        self.extra = module.extra if self._asked_extra is None else self._asked_extra
         self._resolved = True
 
     def choose(self, encounter: Encounter, actor: str) -> Command:
         if not self._resolved:
             self._resolve(encounter)
+        if self._points:
+            return self._choose_points(encounter, actor)
         default = self.base.choose(encounter, actor)
         if encounter.pending and not self.windows:
             return default
@@ -191,6 +208,60 @@ class SearchPolicy:
         # the challenger that looks best is tested again on fresh playouts only (the ones that
         # chose it flatter it), more of them while it leads but not clearly, within ``extra`` ×
         # the budget; it replaces the default only if it leads by ``margin`` standard errors
+        fresh = len(results[0])
+        chunk = max(self.first, fresh)
+        cap = self.budget * self.extra
+        verdict: bool | None = None
+        while verdict is None and spent < cap:
+            spent += self._extend(encounter, pool, results, [0, best], side, fresh + chunk)
+            verdict = _verdict(results[best][fresh:], results[0][fresh:], self.margin)
+            chunk *= 2
+        if not verdict:
+            return default
+        self.overruled += 1
+        return pool[best]
+
+    def _choose_points(self, encounter: Encounter, actor: str) -> Command:
+        """The Action Point search (module docs, "Action Points"): on its own turn the actor
+        weighs the base's step against the first steps of ``tactical``'s next-best plans and a
+        Hold Action; an ally's off-turn step (R32) and the defence windows stay the base's."""
+        default = self.base.choose(encounter, actor)
+        if encounter.pending:
+            if not self.windows:
+                return default
+            legal = [c for c in encounter.legal_actions(actor) if c != default]
+            pool = [default, *legal[: max(0, self.candidates - 1)]]
+        elif encounter.turn_owner != actor or getattr(default, "actor", actor) != actor:
+            return default
+        else:
+            knobs = getattr(self.base, "points_knobs", None) or PointsKnobs()
+            pool = points_candidates(encounter, actor, default, self.candidates, knobs)
+        if len(pool) < 2:
+            return default
+        side = encounter.creature(actor).side
+        self.searched += 1
+        self._shift = float(self.rng.random())
+        self._seeds = []
+        self._worth = _Worth(encounter)
+        results: dict[int, list[float]] = {k: [] for k in range(len(pool))}
+        spent = self._extend(encounter, pool, results, range(len(pool)), side, self.first)
+        if _flat(results):
+            self.settled += 1
+            return default
+        alive = list(range(len(pool)))
+        share = self.first
+        while len(alive) > 2 and spent < self.budget:
+            want = len(results[0]) + share
+            spent += self._extend(encounter, pool, results, alive, side, want)
+            alive.sort(key=lambda k: -_mean(results[k]))
+            keep = alive[: max(2, len(alive) // 2)]
+            if 0 not in keep:
+                keep = [*keep[:-1], 0]
+            alive = keep
+            share *= 2
+        best = max((k for k in alive if k != 0), key=lambda k: _mean(results[k]))
+        if _mean(results[best]) <= _mean(results[0]):
+            return default
         fresh = len(results[0])
         chunk = max(self.first, fresh)
         cap = self.budget * self.extra
@@ -291,6 +362,64 @@ class SearchPolicy:
                     assert self._worth is not None
                     return self._worth.value(encounter, side)
             encounter.apply(rollout.choose(encounter, who))
+
+
+class _Remembered:
+    """A deterministic policy with its choices remembered by state (:meth:`Encounter.key` and
+    the one deciding): ``tactical`` gets the same choice from the same state (the Action Point
+    tactics' module docs), and a decision's playouts pass through the same states often (the
+    same roll total at the same point, the same windows)."""
+
+    __slots__ = ("inner", "memo")
+
+    def __init__(self, inner: Policy) -> None:
+        self.inner = inner
+        self.memo: dict[tuple[str, tuple[object, ...]], Command] = {}
+
+    def choose(self, encounter: Encounter, actor: str) -> Command:
+        key = (actor, encounter.key())
+        found = self.memo.get(key)
+        if found is None:
+            if len(self.memo) >= REMEMBERED:
+                self.memo.clear()
+            found = self.memo[key] = self.inner.choose(encounter, actor)
+        return found
+
+
+def _kind(command: Command) -> tuple[object, ...]:
+    """What two commands share when they are the same step: an attack, shot, aim or grapple on
+    the same targets (whatever weapons), a move to the same spot, or the same command."""
+    if isinstance(command, Act) and command.action in ("attack", "shoot", "aim", "grapple"):
+        return (command.actor, command.action, command.targets)
+    return (command,)
+
+
+def points_candidates(
+    encounter: Encounter, actor: str, default: Command, most: int, knobs: PointsKnobs
+) -> list[Command]:
+    """The steps the Action Point search weighs on ``actor``'s turn, at most ``most``: the
+    base's ``default`` first, then the first steps of ``tactical``'s next-best plans
+    (:func:`~caltrop.sim.points_tactics.turn_plans`: another target, another spot, another
+    weapon), then Hold Action (R33: the AP kept as floating RP for the defences to come), then
+    the other legal commands in legal order; one of each kind (:func:`_kind`), legal now."""
+    out = [default]
+    kinds = {_kind(default)}
+
+    def add(command: Command) -> None:
+        if len(out) < most and _kind(command) not in kinds and encounter.is_legal(command):
+            out.append(command)
+            kinds.add(_kind(command))
+
+    plans = turn_plans(Planner(encounter, knobs), encounter.index(actor))
+    for plan in plans:
+        if len(out) >= most - 1:
+            break
+        add(plan.step.command(encounter))
+    add(Act(actor, "hold"))
+    for command in encounter.legal_actions(actor):
+        if not isinstance(command, EndTurn):
+            add(command)
+    return out
 
 
 def _result(encounter: Encounter, side: Side) -> float:
