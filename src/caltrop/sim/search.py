@@ -29,6 +29,24 @@ Where it spends (:class:`Settings`, per module: :data:`ACTION_LOAD`, :data:`ACTI
   doubled while it leads but not clearly, within ``extra`` × the budget; it replaces the base's
   command only if it leads by ``margin`` standard errors of the paired difference.
 
+**Action Points** (:meth:`SearchPolicy._choose_points`, :data:`ACTION_POINTS`): a playout
+costs about ten times an Action Load one (positions and plans, R34-R39), so the search spends
+where a choice is real:
+
+* only on the actor's own turn, outside the windows: the defence windows are left to the
+  tactics, which weigh Block, Dodge and Take Cover exactly on the damage already rolled (R45),
+  and so is an ally's off-turn step (R32 ``off_turn_actions: any``) that the base proposes;
+* the candidates (:func:`points_candidates`) are the base's step, the first steps of
+  ``tactical``'s own next-best plans (another target, another spot), Hold Action (R33: the AP
+  kept as floating RP for the defences of the enemies' turns) and then the legal commands, one
+  of each kind — not the first legal commands in legal order;
+* the playouts' ``tactical`` choices are remembered by state (:class:`_Remembered`: the
+  tactics are deterministic, and playouts pass the same states again: the same roll total, the
+  same windows, the real fight's next states): about a third of the calls in Bridge Duel AP;
+* the cut stays at one round: half a round was measured far weaker (Bridge Duel AP NPCs,
+  20 paired encounters: 25% against 55% at one round), the enemies' answer is what a
+  step is weighed by.
+
 The policy draws its playout seeds from its own seeded RNG, so it is not deterministic (no
 ``--exact``) but is reproducible: the runner seeds it per encounter.
 """
@@ -78,9 +96,8 @@ class Settings:
 #: An Action Load playout is cheap (a few ms to the end of Goblin Ambush): many of them.
 ACTION_LOAD = Settings(budget=160, first=8, candidates=8, horizon=2.0)
 #: An Action Point playout costs about ten times as much (positions and plans, R34-R39; a
-#: round of Bridge Duel is ~9 ms of ``tactical``): fewer, shorter ones, fewer candidates.
-#: Its defence windows are left to the tactics, which weigh Block, Dodge and Take Cover exactly
-#: on the damage already rolled (R45).
+#: round of Bridge Duel is ~5 ms of ``tactical``): fewer, shorter ones, better candidates, a
+#: short fresh test (module docs, "Action Points").
 ACTION_POINTS = Settings(budget=12, first=3, candidates=4, horizon=1.0, windows=False, extra=2)
 
 #: The most states whose rollout choices the Action Point search remembers (then it starts
