@@ -101,7 +101,8 @@ ACTION_LOAD = Settings(budget=160, first=8, candidates=8, horizon=2.0)
 #: benchmarks.search NAME --sides S --workers 1``, --seed 13, search on one side against
 #: tactical on both): Bridge Duel AP NPCs 20% → 55% (n=60, pairs 23/2, p = 2e-5, 4.1 CPU-s an
 #: encounter), PCs 80% → 97% (n=200, 39/5, p = 1e-7, 4.9 s); Warband AP PCs 24% → 56% (n=50,
-#: 20/4, p = 0.0015, 21 s), NPCs 76% → 92% (n=50, 11/3, p = 0.057, 14 s: not yet at 1%).
+#: 20/4, p = 0.0015, 21 s), NPCs 76% → 92% (n=50, 11/3, p = 0.057, 14 s) and, on fresh
+#: seeds (--seed 14), 80% → 92% (n=100, 18/6, p = 0.023, 15 s): better, not yet at 1%.
 ACTION_POINTS = Settings(budget=12, first=3, candidates=4, horizon=1.0, windows=False, extra=2)
 
 #: The most states whose rollout choices the Action Point search remembers (then it starts
