@@ -25,11 +25,7 @@ import numpy as np
 from caltrop.content import bundled_encounters, load_encounter
 from caltrop.core.model import Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollDice
-from caltrop.sim.search import (
-    DEFAULT_EXTRA,
-    DEFAULT_MARGIN,
-    SearchPolicy,
-)
+from caltrop.sim.search import DEFAULT_MARGIN, SearchPolicy
 from caltrop.sim.stats import mcnemar_exact, paired_difference
 from caltrop.sim.tactics import TacticalPolicy
 
@@ -99,7 +95,7 @@ def main() -> None:
     parser.add_argument("--sides", default="pc,npc")
     parser.add_argument("--horizon", type=float, help="rounds; 0: to the end")
     parser.add_argument("--first", type=int)
-    parser.add_argument("--extra", type=int, default=DEFAULT_EXTRA)
+    parser.add_argument("--extra", type=int, help="default: the module's")
     parser.add_argument("--candidates", type=int)
     parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
     args = parser.parse_args()

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 from caltrop.content import load_encounter
-from caltrop.core.commands import Command, EndTurn, Pass
+from caltrop.core.commands import Act, Command, EndTurn, Pass
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollDice
 from caltrop.sim.registry import make_policy, policy_entry
 from caltrop.sim.search import ACTION_LOAD, SearchPolicy
@@ -210,3 +211,156 @@ def test_a_kernel_playout_and_an_engine_playout_agree_on_a_candidate_s_odds() ->
     a, b = rates
     se = math.sqrt((a * (1 - a) + b * (1 - b)) / n)
     assert abs(a - b) <= 3.29 * se + 1e-9, rates
+
+
+# -- Action Points ----------------------------------------------------------------------------------
+
+
+def _ap_decision(
+    seed: int, want: Callable[[Encounter, str, Command], bool]
+) -> tuple[Encounter, str]:
+    """Bridge Duel AP under ``tactical`` up to the first decision where ``want`` holds."""
+    enc = Encounter.begin(load_encounter("bridge-duel-ap"), seed, record=False)
+    tactical = TacticalPolicy()
+    while (who := enc.current()) != TERMINAL:
+        if who == CHANCE:
+            enc.apply(RollDice())
+            continue
+        command = tactical.choose(enc, who)
+        if want(enc, who, command):
+            return enc, who
+        enc.apply(command)
+    raise AssertionError("no such decision")
+
+
+def _own_step(enc: Encounter, who: str, command: Command) -> bool:
+    """The turn owner deciding its own step, with more than one thing it could do."""
+    return (
+        not enc.pending
+        and enc.turn_owner == who
+        and getattr(command, "actor", None) == who
+        and len(list(enc.legal_actions(who))) > 2
+    )
+
+
+def test_remembered_tactical_makes_the_same_choices_and_remembers_them() -> None:
+    """The rollouts' memo (keyed by Encounter.key and the one deciding) changes no choice of
+    ``tactical`` over a whole Action Point fight; the same fight again is all remembered."""
+    from caltrop.sim.search import _Remembered
+
+    remembered = _Remembered(TacticalPolicy())
+    for attempt in range(2):
+        enc = Encounter.begin(load_encounter("bridge-duel-ap"), 7, record=False)
+        plain = TacticalPolicy()
+        before = len(remembered.memo)
+        while (who := enc.current()) != TERMINAL:
+            if who == CHANCE:
+                enc.apply(RollDice())
+                continue
+            command = remembered.choose(enc, who)
+            assert command == plain.choose(enc, who)
+            enc.apply(command)
+        if attempt == 0:
+            assert len(remembered.memo) > 0
+        else:
+            assert len(remembered.memo) == before  # nothing new: every state was remembered
+
+
+def test_action_point_candidates_are_tactical_s_plans_and_hold() -> None:
+    """The base's step first, then the first steps of tactical's next-best plans, then Hold
+    Action (R33); all legal, one of each kind, no more than asked for."""
+    from caltrop.sim.knobs import PointsKnobs
+    from caltrop.sim.points_tactics import Planner, turn_plans
+    from caltrop.sim.search import _kind, points_candidates
+
+    enc, who = _ap_decision(3, _own_step)
+    default = TacticalPolicy().choose(enc, who)
+    pool = points_candidates(enc, who, default, 4, PointsKnobs())
+    assert pool[0] == default
+    assert 2 <= len(pool) <= 4
+    assert all(enc.is_legal(c) for c in pool)
+    assert len({_kind(c) for c in pool}) == len(pool)
+    steps = [p.step.command(enc) for p in turn_plans(Planner(enc, PointsKnobs()), enc.index(who))]
+    others = [c for c in steps if _kind(c) != _kind(default) and enc.is_legal(c)]
+    assert others
+    assert others[0] in pool
+    hold = Act(who, "hold")
+    assert enc.is_legal(hold)
+    assert len(pool) == 4
+    assert hold in pool
+    assert len(points_candidates(enc, who, default, 2, PointsKnobs())) == 2
+
+
+def _no_playouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    def estimate(*args: object) -> list[float]:
+        raise AssertionError("no playout should be played here")
+
+    monkeypatch.setattr(SearchPolicy, "_estimate", estimate)
+
+
+def test_action_point_windows_and_allies_off_turn_steps_are_the_base_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Defence windows (R45: the tactics weigh them exactly) and an ally's off-turn step that
+    the base proposes (R32 ``any``) are left to the base: nothing searched, no playout."""
+    _no_playouts(monkeypatch)
+    window, defender = _ap_decision(5, lambda e, w, c: bool(e.pending))
+    policy = SearchPolicy(np.random.default_rng(0))
+    assert policy.choose(window, defender) == TacticalPolicy().choose(window, defender)
+    ally, who = _ap_decision(5, lambda e, w, c: not e.pending and getattr(c, "actor", w) != w)
+    assert policy.choose(ally, who) == TacticalPolicy().choose(ally, who)
+    assert policy.searched == 0
+
+
+def test_an_action_point_challenger_that_wins_every_playout_replaces_the_base(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from caltrop.sim.knobs import PointsKnobs
+    from caltrop.sim.search import points_candidates
+
+    enc, who = _ap_decision(3, _own_step)
+    default = TacticalPolicy().choose(enc, who)
+    pool = points_candidates(enc, who, default, 4, PointsKnobs())
+    winner = pool[-1]
+
+    def estimate(
+        self: SearchPolicy,
+        encounter: Encounter,
+        command: Command,
+        side: object,
+        seeds: list[int],
+        start: int,
+        stop: int,
+    ) -> list[float]:
+        assert command in pool
+        return [0.75 if command == winner else 0.25] * (stop - start)
+
+    monkeypatch.setattr(SearchPolicy, "_estimate", estimate)
+    policy = SearchPolicy(np.random.default_rng(1))
+    assert policy.choose(enc, who) == winner
+    assert (policy.searched, policy.overruled) == (1, 1)
+
+
+def test_each_module_has_its_own_fresh_test_length_unless_one_is_asked_for() -> None:
+    from caltrop.sim.search import ACTION_LOAD, ACTION_POINTS
+
+    enc, who = _ap_decision(3, _own_step)
+    policy = SearchPolicy(np.random.default_rng(0), budget=1, candidates=1)
+    policy.choose(enc, who)
+    assert policy.extra == ACTION_POINTS.extra
+    asked = SearchPolicy(np.random.default_rng(0), extra=7, budget=1, candidates=1)
+    asked.choose(enc, who)
+    assert asked.extra == 7
+    duel, sellsword = _first_decision("duel", 0)
+    load = SearchPolicy(np.random.default_rng(0), budget=2, first=1, candidates=2)
+    load.choose(duel, sellsword)
+    assert load.extra == ACTION_LOAD.extra != ACTION_POINTS.extra
+
+
+def test_one_candidate_leaves_every_decision_to_the_base() -> None:
+    """``candidates=1`` weighs only the base's choice: nothing to search, no playouts."""
+    enc, who = _first_decision("goblin-ambush", 3)
+    policy = SearchPolicy(np.random.default_rng(1), candidates=1)
+    assert policy.choose(enc, who) == TacticalPolicy().choose(enc, who)
+    assert policy.searched == 0
+    assert policy.played == 0

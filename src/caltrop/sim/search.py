@@ -29,6 +29,24 @@ Where it spends (:class:`Settings`, per module: :data:`ACTION_LOAD`, :data:`ACTI
   doubled while it leads but not clearly, within ``extra`` × the budget; it replaces the base's
   command only if it leads by ``margin`` standard errors of the paired difference.
 
+**Action Points** (:meth:`SearchPolicy._choose_points`, :data:`ACTION_POINTS`): a playout
+costs about ten times an Action Load one (positions and plans, R34-R39), so the search spends
+where a choice is real:
+
+* only on the actor's own turn, outside the windows: the defence windows are left to the
+  tactics, which weigh Block, Dodge and Take Cover exactly on the damage already rolled (R45),
+  and so is an ally's off-turn step (R32 ``off_turn_actions: any``) that the base proposes;
+* the candidates (:func:`points_candidates`) are the base's step, the first steps of
+  ``tactical``'s own next-best plans (another target, another spot), Hold Action (R33: the AP
+  kept as floating RP for the defences of the enemies' turns) and then the legal commands, one
+  of each kind — not the first legal commands in legal order;
+* the playouts' ``tactical`` choices are remembered by state (:class:`_Remembered`: the
+  tactics are deterministic, and playouts pass the same states again: the same roll total, the
+  same windows, the real fight's next states): about a third of the calls in Bridge Duel AP;
+* the cut stays at one round: half a round was measured far weaker (Bridge Duel AP NPCs,
+  20 paired encounters: 25% against 55% at one round), the enemies' answer is what a
+  step is weighed by.
+
 The policy draws its playout seeds from its own seeded RNG, so it is not deterministic (no
 ``--exact``) but is reproducible: the runner seeds it per encounter.
 """
@@ -45,9 +63,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from caltrop.core.commands import Command, RollDice, RollTotal
+from caltrop.core.commands import Act, Command, EndTurn, RollDice, RollTotal
 from caltrop.core.model import Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
+from caltrop.sim.knobs import PointsKnobs
+from caltrop.sim.points_tactics import Planner, turn_plans
 from caltrop.sim.points_tactics import book as points_book
 from caltrop.sim.policies import Policy
 from caltrop.sim.tactics import TacticalPolicy, profile
@@ -76,6 +96,9 @@ class Settings:
     #: (:mod:`caltrop.sim.fast.tactical.resume`: about a hundred times cheaper than the engine,
     #: and played to the end, not cut at ``horizon``); None: this module has no kernel
     compiled: Settings | None = None
+    #: how far the last challenger's fresh playouts may grow while it leads the base's choice
+    #: but not clearly: up to this many times the budget in all
+    extra: int = 4
 
 
 #: An Action Load playout is cheap (a few ms to the end of Goblin Ambush): many of them; in
@@ -88,10 +111,18 @@ ACTION_LOAD = Settings(
     compiled=Settings(budget=1024, first=32, candidates=12, horizon=math.inf),
 )
 #: An Action Point playout costs about ten times as much (positions and plans, R34-R39; a
-#: round of Bridge Duel is ~9 ms of ``tactical``): fewer, shorter ones, fewer candidates.
-#: Its defence windows are left to the tactics, which weigh Block, Dodge and Take Cover exactly
-#: on the damage already rolled (R45).
-ACTION_POINTS = Settings(budget=32, first=4, candidates=4, horizon=1.0, windows=False)
+#: round of Bridge Duel is ~5 ms of ``tactical``): fewer, shorter ones, better candidates, a
+#: short fresh test (module docs, "Action Points"). Measured 2026-12-02 (``python -m
+#: benchmarks.search NAME --sides S --workers 1``, --seed 13, search on one side against
+#: tactical on both): Bridge Duel AP NPCs 20% → 55% (n=60, pairs 23/2, p = 2e-5, 4.1 CPU-s an
+#: encounter), PCs 80% → 97% (n=200, 39/5, p = 1e-7, 4.9 s); Warband AP PCs 24% → 56% (n=50,
+#: 20/4, p = 0.0015, 21 s), NPCs 76% → 92% (n=50, 11/3, p = 0.057, 14 s) and, on fresh
+#: seeds (--seed 14), 80% → 92% (n=100, 18/6, p = 0.023, 15 s): better, not yet at 1%.
+ACTION_POINTS = Settings(budget=12, first=3, candidates=4, horizon=1.0, windows=False, extra=2)
+
+#: The most states whose rollout choices the Action Point search remembers (then it starts
+#: afresh): the real fight's next decisions pass through states its playouts have seen.
+REMEMBERED = 50_000
 
 DEFAULT_BUDGET = ACTION_LOAD.budget
 FIRST_SHARE = ACTION_LOAD.first
@@ -99,7 +130,7 @@ DEFAULT_CANDIDATES = ACTION_LOAD.candidates
 DEFAULT_HORIZON = ACTION_LOAD.horizon
 #: How far the last challenger's fresh playouts may grow while it leads the default but not
 #: clearly: up to this many times the budget in all.
-DEFAULT_EXTRA = 4
+DEFAULT_EXTRA = ACTION_LOAD.extra
 #: Another command replaces the base's only if its paired fresh playouts win more by this many
 #: standard errors of the paired difference.
 DEFAULT_MARGIN = 2.0
@@ -125,7 +156,7 @@ class SearchPolicy:
         horizon: float | None = None,
         margin: float = DEFAULT_MARGIN,
         first: int | None = None,
-        extra: int = DEFAULT_EXTRA,
+        extra: int | None = None,
         windows: bool | None = None,
         base: Policy | None = None,
         compiled: bool = True,
@@ -139,12 +170,13 @@ class SearchPolicy:
         #: the kernel that plays the playouts on (None: the engine plays them)
         self.resume: Resume | None = None
         self._asked = (budget, first, candidates, horizon, windows)
+        self._asked_extra = extra
         self.budget = self.first = self.candidates = 0
         self.horizon = 0.0
         self.windows = True
         self._resolved = False
         self.margin = margin
-        self.extra = extra
+        self.extra = DEFAULT_EXTRA
         self.base: Policy = base if base is not None else TacticalPolicy()
         #: the policy every creature plays in the playouts
         self.rollout: Policy = TacticalPolicy()
@@ -162,8 +194,12 @@ class SearchPolicy:
         self._seeds: list[int] = []
         self._key = 0
         self._worth: _Worth | None = None
+        self._points = False
 
     def _resolve(self, encounter: Encounter) -> None:
+        if encounter.economy.name == "action_points":
+            self._points = True
+            self.rollout = _Remembered(self.rollout)
         module = settings_for(encounter)
         if self._compiled and module.compiled is not None:
             self.resume = _resume_for(encounter)
@@ -175,18 +211,21 @@ class SearchPolicy:
         self.candidates = module.candidates if candidates is None else candidates
         self.horizon = module.horizon if horizon is None else horizon
         self.windows = module.windows if windows is None else windows
+        self.extra = module.extra if self._asked_extra is None else self._asked_extra
         self._resolved = True
 
     def choose(self, encounter: Encounter, actor: str) -> Command:
         if not self._resolved:
             self._resolve(encounter)
+        if self._points:
+            return self._choose_points(encounter, actor)
         default = self.base.choose(encounter, actor)
         if encounter.pending and not self.windows:
             return default
         legal = [c for c in encounter.legal_actions(actor) if c != default]
-        if not legal:
-            return default
         pool = [default, *legal[: max(0, self.candidates - 1)]]
+        if len(pool) < 2:  # nothing else legal, or only the base's choice weighed
+            return default
         side = encounter.creature(actor).side
         self.searched += 1
         self._shift = float(self.rng.random())
@@ -218,6 +257,60 @@ class SearchPolicy:
         # the challenger that looks best is tested again on fresh playouts only (the ones that
         # chose it flatter it), more of them while it leads but not clearly, within ``extra`` ×
         # the budget; it replaces the default only if it leads by ``margin`` standard errors
+        fresh = len(results[0])
+        chunk = max(self.first, fresh)
+        cap = self.budget * self.extra
+        verdict: bool | None = None
+        while verdict is None and spent < cap:
+            spent += self._extend(encounter, pool, results, [0, best], side, fresh + chunk)
+            verdict = _verdict(results[best][fresh:], results[0][fresh:], self.margin)
+            chunk *= 2
+        if not verdict:
+            return default
+        self.overruled += 1
+        return pool[best]
+
+    def _choose_points(self, encounter: Encounter, actor: str) -> Command:
+        """The Action Point search (module docs, "Action Points"): on its own turn the actor
+        weighs the base's step against the first steps of ``tactical``'s next-best plans and a
+        Hold Action; an ally's off-turn step (R32) and the defence windows stay the base's."""
+        default = self.base.choose(encounter, actor)
+        if encounter.pending:
+            if not self.windows:
+                return default
+            legal = [c for c in encounter.legal_actions(actor) if c != default]
+            pool = [default, *legal[: max(0, self.candidates - 1)]]
+        elif encounter.turn_owner != actor or getattr(default, "actor", actor) != actor:
+            return default
+        else:
+            knobs = getattr(self.base, "points_knobs", None) or PointsKnobs()
+            pool = points_candidates(encounter, actor, default, self.candidates, knobs)
+        if len(pool) < 2:
+            return default
+        side = encounter.creature(actor).side
+        self.searched += 1
+        self._shift = float(self.rng.random())
+        self._seeds = []
+        self._worth = _Worth(encounter)
+        results: dict[int, list[float]] = {k: [] for k in range(len(pool))}
+        spent = self._extend(encounter, pool, results, range(len(pool)), side, self.first)
+        if _flat(results):
+            self.settled += 1
+            return default
+        alive = list(range(len(pool)))
+        share = self.first
+        while len(alive) > 2 and spent < self.budget:
+            want = len(results[0]) + share
+            spent += self._extend(encounter, pool, results, alive, side, want)
+            alive.sort(key=lambda k: -_mean(results[k]))
+            keep = alive[: max(2, len(alive) // 2)]
+            if 0 not in keep:
+                keep = [*keep[:-1], 0]
+            alive = keep
+            share *= 2
+        best = max((k for k in alive if k != 0), key=lambda k: _mean(results[k]))
+        if _mean(results[best]) <= _mean(results[0]):
+            return default
         fresh = len(results[0])
         chunk = max(self.first, fresh)
         cap = self.budget * self.extra
@@ -357,6 +450,64 @@ def _resume_for(encounter: Encounter) -> Resume | None:
         return Resume(compile_tactical(encounter.definition))
     except FastPathError:
         return None
+
+
+class _Remembered:
+    """A deterministic policy with its choices remembered by state (:meth:`Encounter.key` and
+    the one deciding): ``tactical`` gets the same choice from the same state (the Action Point
+    tactics' module docs), and a decision's playouts pass through the same states often (the
+    same roll total at the same point, the same windows)."""
+
+    __slots__ = ("inner", "memo")
+
+    def __init__(self, inner: Policy) -> None:
+        self.inner = inner
+        self.memo: dict[tuple[str, tuple[object, ...]], Command] = {}
+
+    def choose(self, encounter: Encounter, actor: str) -> Command:
+        key = (actor, encounter.key())
+        found = self.memo.get(key)
+        if found is None:
+            if len(self.memo) >= REMEMBERED:
+                self.memo.clear()
+            found = self.memo[key] = self.inner.choose(encounter, actor)
+        return found
+
+
+def _kind(command: Command) -> tuple[object, ...]:
+    """What two commands share when they are the same step: an attack, shot, aim or grapple on
+    the same targets (whatever weapons), a move to the same spot, or the same command."""
+    if isinstance(command, Act) and command.action in ("attack", "shoot", "aim", "grapple"):
+        return (command.actor, command.action, command.targets)
+    return (command,)
+
+
+def points_candidates(
+    encounter: Encounter, actor: str, default: Command, most: int, knobs: PointsKnobs
+) -> list[Command]:
+    """The steps the Action Point search weighs on ``actor``'s turn, at most ``most``: the
+    base's ``default`` first, then the first steps of ``tactical``'s next-best plans
+    (:func:`~caltrop.sim.points_tactics.turn_plans`: another target, another spot, another
+    weapon), then Hold Action (R33: the AP kept as floating RP for the defences to come), then
+    the other legal commands in legal order; one of each kind (:func:`_kind`), legal now."""
+    out = [default]
+    kinds = {_kind(default)}
+
+    def add(command: Command) -> None:
+        if len(out) < most and _kind(command) not in kinds and encounter.is_legal(command):
+            out.append(command)
+            kinds.add(_kind(command))
+
+    plans = turn_plans(Planner(encounter, knobs), encounter.index(actor))
+    for plan in plans:
+        if len(out) >= most - 1:
+            break
+        add(plan.step.command(encounter))
+    add(Act(actor, "hold"))
+    for command in encounter.legal_actions(actor):
+        if not isinstance(command, EndTurn):
+            add(command)
+    return out
 
 
 def _result(encounter: Encounter, side: Side) -> float:

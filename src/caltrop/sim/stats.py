@@ -127,7 +127,7 @@ def mcnemar_exact(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     if m == 0:
         return 1.0
     tail = sum(math.comb(m, k) for k in range(min(up, down) + 1))
-    return min(1.0, 2 * tail / 2**m)  # exact integers: no float overflow past 1,023 pairs
+    return min(1.0, 2 * tail / (1 << m))  # exact integers: no float overflow past 1,023 pairs
 
 
 def newcombe_paired(a: npt.ArrayLike, b: npt.ArrayLike, *, confidence: float = 0.95) -> Interval:
