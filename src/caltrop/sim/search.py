@@ -16,7 +16,14 @@ that plays ``tactical`` it is a best response at this decision). Each estimate i
   (reseeded per playout, the same seed for playout *k* of every candidate: the real
   encounter's future dice are never seen), cut after ``horizon`` rounds' worth of turns, where
   the state is valued as a Lanchester race (:class:`_Worth`: each side's damage per turn times
-  its Health) — a smoother, cheaper answer than playing every fight out.
+  its Health) — a smoother, cheaper answer than playing every fight out;
+* **in the compiled kernel, to the end** (Action Load, :data:`ACTION_LOAD`'s ``compiled``
+  settings): where :mod:`caltrop.sim.fast.tactical` can play the encounter, the copy stopped
+  at the roll is handed to the kernel (:class:`~caltrop.sim.fast.tactical.resume.Resume`),
+  which lands each playout's total and plays the fight out on stream *k* of a key drawn once
+  per decision (paired again), with exactly ``tactical``'s choices, about a hundred times
+  faster than the engine; a state the kernel cannot hold (a GM's change, R48) is played on in
+  the engine up to the next roll it can.
 
 Where it spends (:class:`Settings`, per module: :data:`ACTION_LOAD`, :data:`ACTION_POINTS`):
 
