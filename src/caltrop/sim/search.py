@@ -233,22 +233,30 @@ class SearchPolicy:
         pool = [default, *legal[: max(0, self.candidates - 1)]]
         if len(pool) < 2:  # nothing else legal, or only the base's choice weighed
             return default
-        side = encounter.creature(actor).side
+        return self._weigh(encounter, pool, encounter.creature(actor).side)
+
+    def _weigh(
+        self, encounter: Encounter, pool: list[Command], side: Side, share: int | None = None
+    ) -> Command:
+        """The search proper over ``pool`` (the base's choice first; module docs): the screen,
+        successive halving from ``share`` playouts a candidate (None: the budget's share), the
+        fresh test of the best-looking challenger."""
+        default = pool[0]
         self.searched += 1
         self._shift = float(self.rng.random())
         self._seeds = []
-        self._key = int(self.rng.integers(0, 2**63 - 1))
+        if not self._points:  # the kernel's streams (no kernel in the Action Point module)
+            self._key = int(self.rng.integers(0, 2**63 - 1))
         self._worth = _Worth(encounter)
         results: dict[int, list[float]] = {k: [] for k in range(len(pool))}
-        self._extend(encounter, pool, results, range(len(pool)), side, self.first)
+        spent = self._extend(encounter, pool, results, range(len(pool)), side, self.first)
         if _flat(results):  # every candidate gave the same result on every playout
             self.settled += 1
             return default
         alive = list(range(len(pool)))
-        share = max(
-            self.first, self.budget // (len(pool) * max(1, math.ceil(math.log2(len(pool)))))
-        )
-        spent = self.first * len(pool)
+        if share is None:
+            rounds = max(1, math.ceil(math.log2(len(pool))))
+            share = max(self.first, self.budget // (len(pool) * rounds))
         while len(alive) > 2 and spent < self.budget:
             want = len(results[0]) + share
             spent += self._extend(encounter, pool, results, alive, side, want)
@@ -294,42 +302,7 @@ class SearchPolicy:
             pool = points_candidates(encounter, actor, default, self.candidates, knobs)
         if len(pool) < 2:
             return default
-        side = encounter.creature(actor).side
-        self.searched += 1
-        self._shift = float(self.rng.random())
-        self._seeds = []
-        self._worth = _Worth(encounter)
-        results: dict[int, list[float]] = {k: [] for k in range(len(pool))}
-        spent = self._extend(encounter, pool, results, range(len(pool)), side, self.first)
-        if _flat(results):
-            self.settled += 1
-            return default
-        alive = list(range(len(pool)))
-        share = self.first
-        while len(alive) > 2 and spent < self.budget:
-            want = len(results[0]) + share
-            spent += self._extend(encounter, pool, results, alive, side, want)
-            alive.sort(key=lambda k: -_mean(results[k]))
-            keep = alive[: max(2, len(alive) // 2)]
-            if 0 not in keep:
-                keep = [*keep[:-1], 0]
-            alive = keep
-            share *= 2
-        best = max((k for k in alive if k != 0), key=lambda k: _mean(results[k]))
-        if _mean(results[best]) <= _mean(results[0]):
-            return default
-        fresh = len(results[0])
-        chunk = max(self.first, fresh)
-        cap = self.budget * self.extra
-        verdict: bool | None = None
-        while verdict is None and spent < cap:
-            spent += self._extend(encounter, pool, results, [0, best], side, fresh + chunk)
-            verdict = _verdict(results[best][fresh:], results[0][fresh:], self.margin)
-            chunk *= 2
-        if not verdict:
-            return default
-        self.overruled += 1
-        return pool[best]
+        return self._weigh(encounter, pool, encounter.creature(actor).side, self.first)
 
     def _extend(
         self,
