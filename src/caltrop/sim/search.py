@@ -423,7 +423,7 @@ def _resume_for(encounter: Encounter) -> Resume | None:
     """The compiled tactical policy for ``encounter``'s definition, or None if the kernel
     cannot play it (``FastPathError``: the engine plays the playouts)."""
     from caltrop.sim.fast.compile import FastPathError
-    from caltrop.sim.fast.tactical import compile_tactical
+    from caltrop.sim.fast.tactical.compile import compile_tactical
     from caltrop.sim.fast.tactical.resume import Resume
 
     try:

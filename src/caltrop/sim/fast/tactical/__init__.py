@@ -13,14 +13,12 @@ from caltrop.sim.fast.tactical.compile import CompiledTactical, compile_tactical
 from caltrop.sim.fast.tactical.replay import TacticalMismatchError, TacticalReplay, replay_tactical
 from caltrop.sim.fast.tactical.simulate import (
     COMPILED_EXTRA,
-    Knobs,
-    TacticalStep,
-    TacticalTrace,
     compile_variants,
     play_tactical,
     simulate_tactical,
     trace_tactical,
 )
+from caltrop.sim.fast.tactical.tables import Knobs, TacticalStep, TacticalTrace
 
 __all__ = [
     "COMPILED_EXTRA",

@@ -10,7 +10,8 @@ from caltrop.core.commands import Act, Command, EndEncounter, EndTurn, Pass, Rol
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS
 from caltrop.sim.fast.tactical.compile import CompiledTactical
-from caltrop.sim.fast.tactical.simulate import Knobs, TacticalStep, TacticalTrace, trace_tactical
+from caltrop.sim.fast.tactical.simulate import trace_tactical
+from caltrop.sim.fast.tactical.tables import Knobs, TacticalStep, TacticalTrace
 from caltrop.sim.tactics import TacticalPolicy
 
 

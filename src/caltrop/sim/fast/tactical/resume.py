@@ -21,12 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+import caltrop.sim.fast.tactical.kernel as kernel
 from caltrop.economy.pending import RollKind
 from caltrop.encounter import Encounter
 from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS, _keys
-from caltrop.sim.fast.tactical import kernel
 from caltrop.sim.fast.tactical.compile import CompiledTactical
-from caltrop.sim.fast.tactical.simulate import Knobs, TacticalTrace, _tab, steps_of
+from caltrop.sim.fast.tactical.tables import Knobs, TacticalTrace, _tab, steps_of
 
 I64 = npt.NDArray[np.int64]
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -13,6 +12,7 @@ from caltrop.core.model import EncounterDef
 from caltrop.sim.fast.compile import FastPathError
 from caltrop.sim.fast.results import _KERNEL_LOCK, CHUNK, DEFAULT_MAX_ROUNDS, _keys
 from caltrop.sim.fast.tactical.compile import CompiledTactical, compile_tactical
+from caltrop.sim.fast.tactical.tables import Knobs, TacticalTrace, _tab, steps_of
 from caltrop.sim.overrides import Variant
 from caltrop.sim.runner import (
     DRAW,
@@ -33,37 +33,6 @@ MIN_CHUNK: Final = 2048
 
 #: Kernel calls per variant at most (about: the steps of the progress bar).
 STEPS: Final = 50
-
-
-@dataclass(frozen=True, slots=True)
-class Knobs:
-    """:class:`~caltrop.sim.tactics.TacticalPolicy`'s weights (its defaults here)."""
-
-    min_gain: float = 0.05
-    discount: float = 0.6
-    reserve: bool = True
-
-
-def _tab(compiled: CompiledTactical, knobs: Knobs) -> tuple[Any, ...]:
-    """The kernel's ``tab``: the tables, the ruleset's options and the policy's knobs."""
-    c = compiled
-    return (
-        c.creatures,
-        c.threat,
-        c.turn,
-        c.weapon_rolls,
-        c.rolls,
-        c.terms,
-        c.profile_rolls,
-        c.team,
-        c.harm,
-        c.legacy,
-        c.round_reset,
-        float(knobs.min_gain),
-        float(knobs.discount),
-        bool(knobs.reserve),
-        c.scored_capacity,
-    )
 
 
 def play_tactical(
@@ -141,32 +110,6 @@ def play_tactical(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class TacticalStep:
-    """One row of a traced encounter: a decision (``act``, ``pass``, ``end``) or a ``roll``.
-    ``action`` and ``weapon`` index the actor's stat block (−1: none); ``target`` is a creature
-    index (−1: none); a roll has its d4 pool and total."""
-
-    kind: str
-    actor: int
-    action: int
-    target: int
-    weapon: int
-    d4: int
-    total: int
-    round: int
-
-
-@dataclass(frozen=True, slots=True)
-class TacticalTrace:
-    winner: int
-    rounds: int
-    steps: tuple[TacticalStep, ...]
-
-
-_KINDS: Final = ("act", "pass", "end", "roll")
-
-
 def trace_tactical(
     compiled: CompiledTactical,
     seed: int,
@@ -190,25 +133,6 @@ def trace_tactical(
             break
         capacity = int(written) + 1
     return TacticalTrace(int(winner), int(rounds), steps_of(trace[:written]))
-
-
-def steps_of(trace: np.ndarray) -> tuple[TacticalStep, ...]:
-    """The kernel's trace rows as steps."""
-    from caltrop.sim.fast.tactical import kernel
-
-    return tuple(
-        TacticalStep(
-            _KINDS[int(r[kernel.X_KIND])],
-            int(r[kernel.X_ACTOR]),
-            int(r[kernel.X_ACTION]),
-            int(r[kernel.X_TARGET]),
-            int(r[kernel.X_WEAPON]),
-            int(r[kernel.X_D4]),
-            int(r[kernel.X_TOTAL]),
-            int(r[kernel.X_ROUND]),
-        )
-        for r in trace
-    )
 
 
 def chunk_size(n: int) -> int:
