@@ -110,6 +110,10 @@ class Settings:
 
 #: An Action Load playout is cheap (a few ms to the end of Goblin Ambush): many of them; in
 #: the compiled kernel (~80 µs to the end of Goblin Ambush), many more, played to the end.
+#: Measured 2026-12-02 (``python -m benchmarks.search NAME --sides S``, search on one side
+#: against tactical on both): Goblin Ambush PCs 88% → 99.5% (n=200, pairs 24/1), NPCs 12% →
+#: 46.5% (78/9); Orc Bridge PCs 60% → 79% (48/10), NPCs, where tactical leaves about 2 pp of
+#: one-step gains, 38.6% → 39.9% (n=6000, --seed 41, 399/325, p = 0.0066).
 ACTION_LOAD = Settings(
     budget=160,
     first=8,
@@ -123,8 +127,9 @@ ACTION_LOAD = Settings(
 #: benchmarks.search NAME --sides S --workers 1``, --seed 13, search on one side against
 #: tactical on both): Bridge Duel AP NPCs 20% → 55% (n=60, pairs 23/2, p = 2e-5, 4.1 CPU-s an
 #: encounter), PCs 80% → 97% (n=200, 39/5, p = 1e-7, 4.9 s); Warband AP PCs 24% → 56% (n=50,
-#: 20/4, p = 0.0015, 21 s), NPCs 76% → 92% (n=50, 11/3, p = 0.057, 14 s) and, on fresh
-#: seeds (--seed 14), 80% → 92% (n=100, 18/6, p = 0.023, 15 s): better, not yet at 1%.
+#: 20/4, p = 0.0015, 21 s), NPCs 76% → 92% (n=50, 11/3, p = 0.057, 14 s), on fresh seeds
+#: (--seed 14) 80% → 92% (n=100, 18/6, p = 0.023, 15 s) and, measured 2026-12-02 on fresh
+#: seeds again (--seed 15, --workers 2, load 2), 74.7% → 97.3% (n=150, 36/2, p = 5e-9, 11 s).
 ACTION_POINTS = Settings(budget=12, first=3, candidates=4, horizon=1.0, windows=False, extra=2)
 
 #: The most states whose rollout choices the Action Point search remembers (then it starts
