@@ -29,6 +29,9 @@ class LoadState:
     def as_dict(self) -> dict[str, Any]:
         return {"load": self.load}
 
+    def key(self) -> tuple[Any, ...]:
+        return (self.load,)
+
 
 @functools.lru_cache(maxsize=4096, typed=True)
 def _check_gate(aspect: int, load: int, cost: int, revision: Revision, aspect_name: str) -> Gate:

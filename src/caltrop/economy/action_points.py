@@ -86,6 +86,32 @@ class PointsState:
     def copy(self) -> PointsState:
         return replace(self)
 
+    def key(self) -> tuple[Any, ...]:
+        """Every field, in order (each is a number, a string, None or a tuple of strings, so
+        the tuple is hashable as it is); :meth:`as_dict` shows each of them too, leaving out
+        only those at their default, so the two tell states apart alike
+        (``tests/economy/test_points_state_key.py``)."""
+        return (
+            self.ap,
+            self.rp,
+            self.floating,
+            self.stamina,
+            self.x,
+            self.y,
+            self.equipped,
+            self.moved,
+            self.aim,
+            self.aim_target,
+            self.unseen,
+            self.prone,
+            self.grappled_by,
+            self.scaling,
+            self.cover_from,
+            self.unaware_of,
+            self.no_sight,
+            self.hints,
+        )
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "ap": self.ap,

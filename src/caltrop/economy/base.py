@@ -38,6 +38,12 @@ class Resources(Protocol):
         """What a player sees, JSON-ready, for state JSON and displays (``{"load": 2}``)."""
         ...
 
+    def key(self) -> tuple[Any, ...]:
+        """A hashable key, equal for two states exactly when their :meth:`as_dict` are equal
+        (:meth:`Encounter.key <caltrop.encounter.Encounter.key>` is built from it; the search's
+        memo and the exact solvers look states up by it many thousand times a decision)."""
+        ...
+
 
 class EconomyRules(Protocol):
     """An action economy, bound to one ruleset."""

@@ -574,7 +574,7 @@ class Encounter:
         return (
             tuple(self.health),
             tuple(self.down),
-            tuple(_frozen(r.as_dict()) for r in self.resources),
+            tuple(r.key() for r in self.resources),
             tuple(self.boons),
             tuple(self.order),
             tuple(self.initiative),
