@@ -130,6 +130,8 @@ ACTION_LOAD = Settings(
 #: 20/4, p = 0.0015, 21 s), NPCs 76% → 92% (n=50, 11/3, p = 0.057, 14 s), on fresh seeds
 #: (--seed 14) 80% → 92% (n=100, 18/6, p = 0.023, 15 s) and, measured 2026-12-02 on fresh
 #: seeds again (--seed 15, --workers 2, load 2), 74.7% → 97.3% (n=150, 36/2, p = 5e-9, 11 s).
+#: Since then :meth:`Resources.key` made the memo's key cheap: Bridge Duel AP NPCs (n=20)
+#: 3.66 → 2.91 CPU-s an encounter, the same 8/1 pairs and 163 of 1,074 decisions overruled.
 ACTION_POINTS = Settings(budget=12, first=3, candidates=4, horizon=1.0, windows=False, extra=2)
 
 #: The most states whose rollout choices the Action Point search remembers (then it starts
