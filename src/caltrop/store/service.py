@@ -113,6 +113,22 @@ class Accepted:
 Told = tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]
 
 
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """What a table's sockets are told, all read from one state of its encounter (issue 20:
+    the events and the views that follow them never disagree): the events ``after`` + 1 to
+    ``head`` as each viewer may see them, and each viewer's view at ``head``."""
+
+    encounter_id: int
+    head: int
+    #: the last seq the events start after (-1: the encounter's whole log)
+    after: int
+    #: viewer → ``[{seq, event}]``, seqs ``after`` + 1 .. ``head`` in order
+    shown: dict[str, list[dict[str, Any]]]
+    #: viewer → its view as JSON-ready data (none for a creature that sits this encounter out)
+    views: dict[str, dict[str, Any]]
+
+
 @dataclass
 class _Cached:
     encounter: Encounter
@@ -146,6 +162,8 @@ class Tables:
         self._cache: dict[int, _Cached] = {}
         self._cache_lock = threading.Lock()
         self._library_ready = False
+        #: per encounter: what players see of its NPCs, as last read or set here
+        self._visibility: dict[int, Mapping[str, Any]] = {}
         #: seats looked up lately, by token hash, with when to look again
         self._seats: dict[str, tuple[Seat, float]] = {}
 
@@ -289,6 +307,8 @@ class Tables:
                 ) from None
             merged[creature_id] = dict(value)
         self.repository.set_visibility(located.encounter_id, merged)
+        with self._cache_lock:
+            self._visibility[located.encounter_id] = merged
 
     def next_encounter(
         self,
@@ -404,6 +424,49 @@ class Tables:
         views = {v: tv.as_dict() for v, tv in cls._views(located, encounter, viewers).items()}
         return shown, views
 
+    def batch(
+        self,
+        table_id: str,
+        encounter_id: int | None,
+        after: int,
+        viewers: Set[str],
+        *,
+        fresh: bool = False,
+        force_views: bool = False,
+    ) -> Batch:
+        """What the table's sockets are to be told after seq ``after`` of ``encounter_id``,
+        from one state (:class:`Batch`). ``fresh``: ask the database where the table is now
+        (another process may have committed, or the table moved to its next encounter);
+        otherwise the state this process committed last is used with no query at all, which
+        holds every event up to its own last commit (a command catches up with the log before
+        it is applied). A batch of another encounter than ``encounter_id`` starts at its log's
+        beginning (``after`` -1). With no new event the views are worked out only if
+        ``force_views`` (a socket joined, or what players see changed)."""
+        if fresh or encounter_id is None:
+            located = self.repository.locate(table_id)
+            encounter = self._at_head(located)
+            current, visibility = located.encounter_id, located.visibility
+            with self._cache_lock:
+                self._visibility[current] = visibility
+        else:
+            current = encounter_id
+            encounter = self._cached(current).encounter  # one reference: one state
+            with self._cache_lock:
+                known = self._visibility.get(current)
+            visibility = known if known is not None else self.repository.locate(table_id).visibility
+        if current != encounter_id:
+            after = -1
+        head = len(encounter.events) - 1
+        after = max(-1, min(after, head))
+        events = [(seq, encounter.events[seq]) for seq in range(after + 1, head + 1)]
+        shown = self._shown_with(visibility, encounter, events, viewers)
+        if not events and not force_views:
+            return Batch(current, head, after, shown, {})
+        present = {c.id for c in encounter.creatures}
+        playing = [v for v in viewers if v == GM or v in present]
+        seen = views(encounter, playing, reveal_from(visibility))
+        return Batch(current, head, after, shown, {v: tv.as_dict() for v, tv in seen.items()})
+
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
         """The events after ``last_seq`` as the seat may see them, each with its seq."""
         located = self.repository.locate(seat.table_id)
@@ -421,14 +484,37 @@ class Tables:
         located = self.repository.locate(table_id)
         return self._shown(located, self._at_head(located), events, viewers)
 
-    @staticmethod
+    @classmethod
     def _shown(
+        cls,
         located: Located,
         encounter: Encounter,
         events: Sequence[tuple[int, Mapping[str, Any]]],
         viewers: Set[str],
     ) -> dict[str, list[dict[str, Any]]]:
-        reveals = npc_reveals(encounter, reveal_from(located.visibility))
+        return cls._shown_with(located.visibility, encounter, events, viewers)
+
+    @staticmethod
+    def _shown_with(
+        visibility: Mapping[str, Any],
+        encounter: Encounter,
+        events: Sequence[tuple[int, Mapping[str, Any]]],
+        viewers: Set[str],
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Each viewer's ``{seq, event}`` list of ``events``: every player sees an event alike
+        (:func:`caltrop.table.visible_event`), so it is worked out once for the GM and once
+        for the players."""
+        reveals = npc_reveals(encounter, reveal_from(visibility))
+        cache: dict[bool, list[dict[str, Any]]] = {}
+        out: dict[str, list[dict[str, Any]]] = {}
+        for viewer in viewers:
+            key = viewer == GM
+            if key not in cache:
+                cache[key] = [
+                    {"seq": seq, "event": visible_event(e, viewer, reveals)} for seq, e in events
+                ]
+            out[viewer] = cache[key]
+        return out
         return {
             viewer: [{"seq": seq, "event": visible_event(e, viewer, reveals)} for seq, e in events]
             for viewer in viewers

@@ -20,15 +20,12 @@ the service, and renders :mod:`caltrop.web.screen`'s templates from the view mod
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import html
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any, Final
-from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -38,10 +35,12 @@ from caltrop.store.repository import Seat
 from caltrop.store.service import MAX_UPLOAD_BYTES as MAX_CONTENT_BYTES
 from caltrop.store.service import NewTable, RefusalError, Tables
 from caltrop.web import seating
-from caltrop.web.broadcast import announce_encounter, broadcast, catch_up, viewers
+from caltrop.web.deps import ORIGIN_CHECKED, hub_of, service_of
 from caltrop.web.forms import FormError, command_text
-from caltrop.web.hub import Hub
+from caltrop.web.routes.gm import close_revoked_here
+from caltrop.web.routes.socket import open_seat, serve_socket
 from caltrop.web.screen import qr_svg, render, screen_context, screen_fragments
+from caltrop.web.subscriber import Outgoing
 
 router = APIRouter(include_in_schema=False)
 #: the largest upload the home page reads: a log, or an encounter's content files
@@ -52,14 +51,8 @@ MODULES: Final = {"action_load": "Action Load", "action_points": "Action Points"
 # -- helpers ------------------------------------------------------------------------------
 
 
-def _service(request: Request | WebSocket) -> Tables:
-    service: Tables = request.app.state.tables
-    return service
-
-
-def _hub(request: Request | WebSocket) -> Hub:
-    hub: Hub = request.app.state.hub
-    return hub
+_service = service_of
+_hub = hub_of
 
 
 def _flash(request: Request) -> dict[int, dict[str, Any]]:
@@ -69,11 +62,6 @@ def _flash(request: Request) -> dict[int, dict[str, Any]]:
         state.page_flash = {}
     flash: dict[int, dict[str, Any]] = state.page_flash
     return flash
-
-
-def _cross_origin(headers: Mapping[str, str]) -> bool:
-    origin = headers.get("origin")
-    return origin is not None and urlsplit(origin).netloc != headers.get("host")
 
 
 async def _page_seat(request: Request) -> Seat:
@@ -120,9 +108,7 @@ def _opened(request: Request, new: NewTable) -> RedirectResponse:
         "players": {cid: _link(request, t) for cid, t in new.player_tokens.items()},
     }
     response = RedirectResponse("/table", status_code=303)
-    response.set_cookie(
-        seating.COOKIE, new.gm_token, httponly=True, samesite="strict", max_age=30 * 86400
-    )
+    seating.set_seat_cookie(request, response, new.gm_token)
     return response
 
 
@@ -153,10 +139,8 @@ async def home(request: Request) -> HTMLResponse:
     return HTMLResponse(render("home.html", library=library(_service(request))))
 
 
-@router.post("/tables")
+@router.post("/tables", dependencies=ORIGIN_CHECKED)
 async def open_table(request: Request) -> Response:
-    if _cross_origin(request.headers):
-        return _message(request, "Refused", "a table is opened from this server's own page", 403)
     form = await request.form()
     name = str(form.get("encounter") or "")
     service = _service(request)
@@ -167,11 +151,9 @@ async def open_table(request: Request) -> Response:
     return _opened(request, new)
 
 
-@router.post("/tables/upload")
+@router.post("/tables/upload", dependencies=ORIGIN_CHECKED)
 async def upload_table(request: Request) -> Response:
     """A table from uploaded encounter YAML file(s) or an exported log (``.jsonl``)."""
-    if _cross_origin(request.headers):
-        return _message(request, "Refused", "a table is opened from this server's own page", 403)
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES + 64 * 1024:
         return _message(request, "Upload refused", "the upload is too large", 413)
@@ -223,12 +205,10 @@ async def table(request: Request) -> HTMLResponse:
     return HTMLResponse(render("table.html", **context))
 
 
-@router.post("/table/command", response_class=HTMLResponse)
+@router.post("/table/command", response_class=HTMLResponse, dependencies=ORIGIN_CHECKED)
 async def command(request: Request) -> HTMLResponse:
     """One command form: the answer is empty when accepted (the socket brings the new screen),
     or the refusal's reason with its status (403 a right, 422 the rules)."""
-    if _cross_origin(request.headers):
-        return _answer("commands come from this server's own page", 403, ok=False)
     try:
         seat = await _page_seat(request)
         form = await request.form()
@@ -236,23 +216,17 @@ async def command(request: Request) -> HTMLResponse:
         text = command_text(fields)
         command_id = (fields.get("command_id") or [""])[0]
         service = _service(request)
-        hub = _hub(request)
-        tell = viewers(hub, seat.table_id)
-        accepted = await run_in_threadpool(
-            lambda: service.submit(seat, text, command_id, tell=tell)
-        )
+        accepted = await run_in_threadpool(service.submit, seat, text, command_id)
     except FormError as exc:
         return _answer(str(exc), 422, ok=False)
     except RefusalError as exc:
         return _answer(exc.reason, exc.status, ok=False)
     if not accepted.replayed:
-        await broadcast(
-            hub, service, accepted.table_id, accepted.events, accepted.encounter_id, accepted.told
-        )
+        await _hub(request).poke(seat.table_id)
     return _answer("")
 
 
-@router.post("/table/visibility", response_class=HTMLResponse)
+@router.post("/table/visibility", response_class=HTMLResponse, dependencies=ORIGIN_CHECKED)
 async def visibility(request: Request) -> HTMLResponse:
     try:
         seat = await _page_seat(request)
@@ -267,11 +241,13 @@ async def visibility(request: Request) -> HTMLResponse:
         await run_in_threadpool(service.set_visibility, seat, {creature: shown})
     except RefusalError as exc:
         return _answer(exc.reason, exc.status, ok=False)
-    await broadcast(_hub(request), service, seat.table_id, ())
+    await _hub(request).poke(seat.table_id, fresh=True)
     return _answer("shown to the players")
 
 
-@router.post("/table/seats/{creature_id}/reissue", response_class=HTMLResponse)
+@router.post(
+    "/table/seats/{creature_id}/reissue", response_class=HTMLResponse, dependencies=ORIGIN_CHECKED
+)
 async def reissue(request: Request, creature_id: str) -> HTMLResponse:
     """A new link (and QR code) for the seat; the old link stops working, its sockets close."""
     try:
@@ -281,15 +257,13 @@ async def reissue(request: Request, creature_id: str) -> HTMLResponse:
         view = await run_in_threadpool(service.view, seat)
     except RefusalError as exc:
         return _answer(exc.reason, exc.status, ok=False)
-    for subscriber in _hub(request).subscribers(seat.table_id):
-        if subscriber.seat.id in revoked:
-            await subscriber.queue.put(seating.REVOKED)
+    close_revoked_here(_hub(request), seat.table_id, revoked)
     creature = next(c for c in view.as_dict()["creatures"] if c["id"] == creature_id)
     card = render("seat.html", c=creature, flash=None, seat_link=_link(request, token), qr=qr_svg)
     return HTMLResponse(card)
 
 
-@router.post("/table/encounters", response_class=HTMLResponse)
+@router.post("/table/encounters", response_class=HTMLResponse, dependencies=ORIGIN_CHECKED)
 async def next_encounter(request: Request) -> HTMLResponse:
     try:
         seat = await _page_seat(request)
@@ -300,7 +274,7 @@ async def next_encounter(request: Request) -> HTMLResponse:
         tokens = await run_in_threadpool(lambda: service.next_encounter(seat, name, reset=reset))
     except RefusalError as exc:
         return _answer(exc.reason, exc.status, ok=False)
-    await announce_encounter(_hub(request), service, seat.table_id)
+    await _hub(request).poke(seat.table_id, fresh=True)
     links = "".join(
         f'<li>{html.escape(cid)}: <a href="{html.escape(_link(request, t))}">'
         f"{html.escape(_link(request, t))}</a></li>"
@@ -315,61 +289,40 @@ async def next_encounter(request: Request) -> HTMLResponse:
 
 @router.websocket("/ws/screen")
 async def screen_socket(websocket: WebSocket) -> None:
-    """The screen, live: the whole screen on connect and on ``resync``, then each view."""
-    if _cross_origin(websocket.headers):
-        await websocket.close(code=1008, reason="cross-origin socket refused")
-        return
-    service = _service(websocket)
-    try:
-        token = websocket.cookies.get(seating.COOKIE)
-        if not token:
-            raise RefusalError(401, "no seat: open your link")
-        seat = await run_in_threadpool(service.seat, token)
-    except RefusalError as exc:
-        await websocket.close(code=1008, reason=exc.reason)
+    """The screen, live: the whole screen on connect and on ``resync``, then each view that
+    changed (the table's stream, :mod:`caltrop.web.stream`; a screen socket is told views
+    only). Follows the Origin rule."""
+    opened = await open_seat(websocket)
+    if opened is None:
         return
     await websocket.accept()
     hub = _hub(websocket)
-    subscriber = hub.subscribe(seat)  # subscribed first: nothing falls between
-    await subscriber.queue.put({"type": "resync"})
-    reader = asyncio.create_task(_read_resyncs(websocket, subscriber.queue))
-    try:
-        while True:
-            message = await subscriber.queue.get()
-            kind = message.get("type")
-            if kind == "revoked":
-                await websocket.send_text(_revoked_fragment())
-                await websocket.close(code=1008, reason="this seat was revoked")
-                return
-            if kind == "gone":
-                return
-            if kind == "resync":
-                try:
-                    heads = await run_in_threadpool(service.heads, [seat.table_id])
-                    found = await run_in_threadpool(service.view, seat)
-                except RefusalError:
-                    continue  # a creature that sits this encounter out
-                await websocket.send_text(screen_fragments(found.as_dict()))
-                # committed after the head read (by another process, say): caught up now
-                hub.tell(seat.table_id, *heads[seat.table_id])
-                await catch_up(hub, service, seat.table_id)
-                continue
-            if kind == "view":  # (events and encounter messages: the view that follows shows them)
-                await websocket.send_text(screen_fragments(message["view"]))
-    except (WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        hub.unsubscribe(subscriber)
-        reader.cancel()
+    subscriber = hub.subscribe(*opened, events=False)
 
+    async def rejoin() -> None:
+        stream = hub.stream(subscriber.seat.table_id)
+        if stream is not None:
+            stream.join(subscriber, -1, None)
+            await stream.poke(fresh=True)
 
-async def _read_resyncs(websocket: WebSocket, queue: asyncio.Queue[Mapping[str, Any]]) -> None:
-    """Every message from the page asks for the whole screen again (``resync``)."""
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        while True:
-            await websocket.receive_text()
-            await queue.put({"type": "resync"})
-    await queue.put({"type": "gone"})
+    async def receive(_text: str) -> None:  # every message from the page asks for a resync
+        await rejoin()
+
+    async def send(message: Outgoing) -> bool:
+        kind = message.kind
+        if kind == "revoked":
+            await websocket.send_text(_revoked_fragment())
+            await websocket.close(code=1008, reason="this seat was revoked")
+            return False
+        if kind == "view":  # (encounter messages: the view that follows shows them)
+            html_text = message.memo.get("screen")
+            if html_text is None:  # rendered once for all the viewer's screens
+                html_text = message.memo["screen"] = screen_fragments(message.data["view"])
+            await websocket.send_text(html_text)
+        return True
+
+    await rejoin()
+    await serve_socket(websocket, subscriber, receive, send)
 
 
 def _revoked_fragment() -> str:

@@ -1,8 +1,8 @@
 """Changes committed by other processes, pushed to this process's sockets (issue 11, "Past one
 machine"): on PostgreSQL by ``LISTEN``/``NOTIFY`` (:mod:`caltrop.store.listen`), elsewhere by
 looking at the heads of the tables with sockets here every :data:`POLL_SECONDS` (one query).
-Either way the sockets get the same messages as for a change made here
-(:func:`caltrop.web.broadcast.catch_up`)."""
+Either way the table's stream is poked with a fresh read (:mod:`caltrop.web.stream`), which
+tells its sockets every event they lack, in order."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from starlette.concurrency import run_in_threadpool
 
 from caltrop.store.listen import Listener, can_listen
 from caltrop.store.service import Tables
-from caltrop.web.broadcast import catch_up, close_revoked
-from caltrop.web.hub import Hub
+from caltrop.web.seating import REVOKED
+from caltrop.web.stream import Hub
+from caltrop.web.subscriber import Outgoing
 
 #: How often a database without notifications is asked for the heads of watched tables.
 POLL_SECONDS: Final = 0.5
@@ -54,14 +55,22 @@ class Watcher:
             task.cancel()
 
     def _changed(self, table_id: str, kind: str) -> None:
-        if not self._hub.subscribers(table_id):
+        if self._hub.stream(table_id) is None:
             return
         if kind == "seats":  # a revocation: close its sockets here
-            task = asyncio.create_task(close_revoked(self._hub, self._service, table_id))
+            task = asyncio.create_task(self._close_revoked(table_id))
         else:
-            task = asyncio.create_task(catch_up(self._hub, self._service, table_id, kind))
+            task = asyncio.create_task(self._hub.poke(table_id, fresh=True))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
+
+    async def _close_revoked(self, table_id: str) -> None:
+        """Another process revoked seats of the table: the sockets of those seats here get the
+        revoked message, which ends them."""
+        revoked = await run_in_threadpool(self._service.revoked_seats, table_id)
+        stream = self._hub.stream(table_id)
+        if stream is not None:
+            stream.revoke(revoked, Outgoing(REVOKED))
 
     async def _poll(self) -> None:
         while True:
@@ -69,8 +78,9 @@ class Watcher:
             tables = self._hub.tables()
             if not tables:
                 continue
-            heads = await run_in_threadpool(self._service.heads, tables)
-            for table_id, current in heads.items():
-                known = self._hub.told(table_id)
-                if known is not None and known != current:
-                    await catch_up(self._hub, self._service, table_id)
+            with contextlib.suppress(Exception):  # a failed poll is tried again next time
+                heads = await run_in_threadpool(self._service.heads, tables)
+                for table_id, current in heads.items():
+                    known = self._hub.where(table_id)
+                    if known is not None and known != current:
+                        await self._hub.poke(table_id, fresh=True)

@@ -1,0 +1,69 @@
+"""The library and tables: ``GET /api/library``, ``POST /api/tables`` (one of the library's
+encounters), ``POST /api/tables/upload`` (uploaded content YAML), ``POST /api/tables/import``
+(going on from an exported log), ``GET /join/TOKEN`` (a browser takes a seat)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse, RedirectResponse
+from starlette.concurrency import run_in_threadpool
+
+from caltrop.content.logfile import MAX_LOG_BYTES
+from caltrop.web.deps import ORIGIN_CHECKED, TablesDep
+from caltrop.web.routes.links import table_out
+from caltrop.web.schemas import LibraryEntryOut, NewTableIn, NewTableOut
+from caltrop.web.seating import set_seat_cookie
+from caltrop.web.uploads import UPLOAD_BODY, bounded_body, seed_field, uploaded
+
+router = APIRouter()
+
+
+@router.get("/api/library")
+async def get_library(service: TablesDep) -> list[LibraryEntryOut]:
+    """The encounters ready to open as a table."""
+    entries = await run_in_threadpool(service.library)
+    return [LibraryEntryOut(**dataclasses.asdict(e)) for e in entries]
+
+
+@router.post("/api/tables", status_code=201, dependencies=ORIGIN_CHECKED)
+async def create_table(body: NewTableIn, service: TablesDep, request: Request) -> NewTableOut:
+    """A table of one of the library's encounters: the GM's token and link, one per PC."""
+    new = await run_in_threadpool(service.create, body.encounter, seed=body.seed)
+    return table_out(request, new)
+
+
+@router.post(
+    "/api/tables/upload", status_code=201, openapi_extra=UPLOAD_BODY, dependencies=ORIGIN_CHECKED
+)
+async def upload_table(request: Request, service: TablesDep) -> NewTableOut:
+    """A table of an uploaded encounter: multipart ``files`` (its YAML files: one of them
+    ``kind: encounter``, which may include the others by relative path) and ``seed``."""
+    files, fields = await uploaded(request)
+    seed = seed_field(fields)
+    new = await run_in_threadpool(lambda: service.create_from_upload(files, seed=seed))
+    return table_out(request, new)
+
+
+@router.post("/api/tables/import", status_code=201, dependencies=ORIGIN_CHECKED)
+async def import_table(request: Request, service: TablesDep) -> NewTableOut:
+    """A table that goes on from an exported log: the body is the JSON-lines log."""
+    payload = await bounded_body(request, MAX_LOG_BYTES)
+    return table_out(request, await run_in_threadpool(service.import_log, payload))
+
+
+@router.get("/join/{token}")
+async def join(token: str, service: TablesDep, request: Request) -> Response:
+    """Bind this browser to the seat: an HttpOnly, SameSite cookie; a browser (one that
+    accepts HTML) goes on to its screen (303 to ``/table``), a client gets JSON."""
+    found = await run_in_threadpool(service.seat, token)
+    response: Response
+    if "text/html" in request.headers.get("accept", ""):
+        response = RedirectResponse("/table", status_code=303)
+    else:
+        response = JSONResponse(
+            {"table_id": found.table_id, "role": found.role, "creature": found.creature_id}
+        )
+    set_seat_cookie(request, response, token)
+    return response
