@@ -97,11 +97,13 @@ def test_action_load_attack_odds_are_the_engines(name: str) -> None:
     """R16 through the engine: every attack offered on the first turns, each target and weapon,
     its hit chance, expected damage (a miss counts 0) and with one more help / hinder (R14)."""
     enc = begin(name, 3)
+    shown = {c.id: Reveal(aspects=True) for c in enc.creatures if c.side is Side.NPC}
     checked = 0
     for _ in range(3):
         owner = enc.turn_owner
         assert owner is not None
-        attacks = [o for o in view(enc, owner).options[owner] if o.odds is not None]
+        offered = view(enc, owner, shown).options[owner]
+        attacks = [o for o in offered if o.odds is not None]
         for option in attacks[:4]:
             command = parse_command(option.command)
             assert isinstance(command, Act)
@@ -120,7 +122,9 @@ def test_action_load_odds_match_icepool() -> None:
     hits when total − Evasion > 0. Bron (Might 5, Load −1: 5d4, sword 1d8) on the Orc Brute."""
     enc = begin("orc-bridge")
     brute = enc.creature("orc-brute")
-    strike = next(o for o in view(enc, "bron").options["bron"] if "orc-brute" in o.command)
+    shown = {"orc-brute": Reveal(aspects=True)}  # exact odds: the Brute's Aspects shown
+    offered = view(enc, "bron", shown).options["bron"]
+    strike = next(o for o in offered if "orc-brute" in o.command)
     assert strike.odds is not None
     might, load = enc.creature("bron").aspects["Might"], enc.resources[0].as_dict()["load"]
     n = might - max(0, load)
@@ -131,14 +135,16 @@ def test_action_load_odds_match_icepool() -> None:
     expected = die.map(lambda t: max(0, t - brute.evasion)).mean()
     assert strike.odds["expected_damage"] == pytest.approx(float(expected))
     assert strike.odds["exact"] == str(die.probability(">=", brute.evasion + 1))
-    assert strike.odds["against"] is None  # Bron's player: the Brute's Aspects are hidden
+    assert str(brute.evasion) in strike.odds["against"]  # shown: its Evasion may be named
 
 
 def test_a_help_moves_the_pending_odds_to_what_the_option_said() -> None:
     """R15: "with_help" is the chance the roll would have after one help: Bron's strike said
     so before he declared it, and the pending roll says so once Aria has helped."""
     enc = begin("orc-bridge")
-    strike = next(o for o in view(enc, "bron").options["bron"] if "orc-brute" in o.command)
+    shown = {"orc-brute": Reveal(aspects=True)}  # exact, as the GM's pending roll is
+    offered = view(enc, "bron", shown).options["bron"]
+    strike = next(o for o in offered if "orc-brute" in o.command)
     assert strike.odds is not None
     enc.apply(parse_command(strike.command))
     pending = view(enc, GM).pending
@@ -343,3 +349,39 @@ def test_an_action_load_check_option_is_the_engines() -> None:
     assert odds.success == (n @ icepool.d4).probability(">=", 12)
     assert odds.with_hinder == ((n - 1) @ icepool.d4).probability(">=", 12)
     assert option.pool == f"{n}d4: Finesse {finesse}"
+
+
+@pytest.mark.parametrize("name", ["orc-bridge", "goblin-ambush", "warband-ap"])
+def test_a_player_gets_rounded_odds_against_an_npc_whose_aspects_are_hidden(name: str) -> None:
+    """Issue 20 §3 (docs/rules.md, "What the odds tell a player"): "for players, against a
+    creature whose Evasion the GM has not shown, send rounded percentages only (no fraction, no
+    expected damage to more than one decimal)". The same options with the NPC's Aspects shown
+    carry the exact figures, and the rounded ones are those to the nearest whole percent."""
+    enc = begin(name, 5)
+    npcs = [c.id for c in enc.creatures if c.side is Side.NPC]
+    shown = {npc: Reveal(aspects=True) for npc in npcs}
+    compared = 0
+    for step in range(40):
+        owner = enc.turn_owner
+        if owner is not None and enc.creature(owner).side is Side.PC:
+            hidden = {o.command: o.odds for o in view(enc, owner).options.get(owner, [])}
+            exact = {o.command: o.odds for o in view(enc, owner, shown).options.get(owner, [])}
+            for command, odds in hidden.items():
+                full = exact[command]
+                if odds is None or full is None or not any(n in command for n in npcs):
+                    continue
+                assert odds["exact"] is None
+                assert odds["rounded"] is True
+                assert "/" not in json.dumps(odds)
+                p = full["success"]
+                # the nearest whole percent, but never 0% or 100% unless it is so
+                nearest = min(max(round(p * 100), 1), 99) / 100 if 0 < p < 1 else p
+                assert odds["success"] == pytest.approx(nearest)
+                if full["expected_damage"] is not None:
+                    assert odds["expected_damage"] == round(full["expected_damage"], 1)
+                assert full["exact"] is not None
+                assert full["rounded"] is False
+                compared += 1
+        if not list(random_play(enc, seed=step, steps=1)):
+            break
+    assert compared >= 1

@@ -8,7 +8,7 @@ from typing import Any
 from caltrop.content import load_encounter
 from caltrop.core.commands import parse_command
 from caltrop.encounter import Encounter
-from caltrop.table import view
+from caltrop.table import Reveal, view
 from caltrop.web.screen import positions, resources_text, screen_fragments
 
 
@@ -113,6 +113,12 @@ def test_the_real_views_odds_pool_dice_and_log_are_on_the_screen() -> None:
     offered = view(encounter, "bron").as_dict()["options"]["bron"][0]
     html = screen_fragments(view(encounter, "bron").as_dict())
     assert offered["pool"] in html
+    # the Brute's Aspects are hidden from Bron's player: a whole percentage, no fraction
+    assert f"about {100 * offered['odds']['success']:.0f}% to deal damage" in html
+    assert "exactly" not in html
+    shown = {"orc-brute": Reveal(aspects=True)}
+    offered = view(encounter, "bron", shown).as_dict()["options"]["bron"][0]
+    html = screen_fragments(view(encounter, "bron", shown).as_dict())
     assert f"{100 * offered['odds']['success']:.1f}% to deal damage" in html
     assert f"(exactly {offered['odds']['exact']})" in html
     for text in ("bron: strike orc-brute with sword", "aria: help", "gm: pass all"):

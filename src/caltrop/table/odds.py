@@ -76,7 +76,36 @@ class Odds:
             "against": self.against,
             "with_help": _float(self.with_help),
             "with_hinder": _float(self.with_hinder),
+            "rounded": False,
         }
+
+    def as_rounded_dict(self) -> dict[str, Any]:
+        """What a player is sent against a creature whose Aspects (its Evasion) the GM has
+        not shown (issue 20 §3; docs/rules.md, "What the odds tell a player"): whole
+        percentages and expected damage to one decimal, no exact fraction. The fraction pins
+        the number (``7987/8192`` for 5d4+1d8 is Evasion 10 and nothing else); a whole
+        percentage only narrows it to the values with about that chance. A chance that is
+        neither certain nor impossible never rounds to 0% or 100%."""
+        damage = self.expected_damage
+        return {
+            "kind": self.kind,
+            "success": _whole_percent(self.success),
+            "exact": None,
+            "expected_damage": None if damage is None else round(float(damage), 1),
+            "against": self.against,
+            "with_help": _whole_percent(self.with_help),
+            "with_hinder": _whole_percent(self.with_hinder),
+            "rounded": True,
+        }
+
+
+def _whole_percent(value: Fraction | None) -> float | None:
+    """``value`` to the nearest whole percent, kept off 0 and 1 unless it is exactly so."""
+    if value is None:
+        return None
+    if value in (0, 1):
+        return float(value)
+    return min(max(round(value * 100), 1), 99) / 100
 
 
 def _float(value: Fraction | None) -> float | None:

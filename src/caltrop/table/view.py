@@ -322,7 +322,8 @@ class _Sight:
 
     def odds(self, odds: Odds | None) -> dict[str, Any] | None:
         """``odds`` as the viewer may see them: none against an NPC whose odds the GM hides,
-        no ``against`` naming an NPC's Evasion unless its Aspects are revealed."""
+        no ``against`` naming an NPC's Evasion unless its Aspects are revealed, and only
+        rounded figures against one whose Aspects are hidden (:meth:`Odds.as_rounded_dict`)."""
         if odds is None:
             return None
         if odds.about is not None:
@@ -331,6 +332,8 @@ class _Sight:
                 return None
         if odds.against_about is not None and not self.shows(odds.against_about, "aspects"):
             odds = odds.without_against()
+        if odds.about is not None and not self.shows(odds.about, "aspects"):
+            return odds.as_rounded_dict()  # the exact fraction would pin its Evasion
         return odds.as_dict()
 
 

@@ -35,6 +35,7 @@ def environment() -> Environment:
     env.filters["resources"] = resources_text
     env.filters["signed"] = signed
     env.filters["percent"] = percent
+    env.filters["odds_percent"] = odds_percent
     env.filters["number"] = number
     env.globals["creature_name"] = creature_name
     return env
@@ -65,6 +66,14 @@ def percent(value: Any) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return f"{100 * value:.1f}%"
     return str(value)
+
+
+def odds_percent(value: Any, rounded: bool = False) -> str:
+    """An odds figure: one decimal, or, when the view rounded it (a player against an NPC
+    whose Aspects are hidden), "about N%" — no precision the figure does not have."""
+    if rounded and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"about {100 * value:.0f}%"
+    return percent(value)
 
 
 def resources_text(resources: Mapping[str, Any] | None) -> str:
