@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 
 from caltrop.cli.common import err, fail, out, print_json
 from caltrop.content import (
@@ -34,7 +33,8 @@ from caltrop.content.templates import (
     encounter_template,
     template_id,
 )
-from caltrop.errors import ContentError
+from caltrop.content.yamlfile import parse_text, read_file_text
+from caltrop.errors import CaltropError, ContentError
 
 #: Exit code of ``validate`` when some file has problems, and of ``new`` when it cannot write.
 PROBLEMS = 1
@@ -128,9 +128,9 @@ def _kind_of(name: str) -> str | None:
     """The ``kind:`` a file declares, if it can be read at all (for ``--json``)."""
     if name.startswith(BUNDLED_PREFIX):
         return None
-    try:
-        data = yaml.safe_load(Path(name).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    try:  # the content reader's own bounds: no hang on a FIFO, no crash on deep YAML (issue 21)
+        _, data = parse_text(read_file_text(Path(name), name), name)
+    except (OSError, CaltropError):
         return None
     kind = data.get("kind") if isinstance(data, dict) else None
     return kind if isinstance(kind, str) else None

@@ -21,7 +21,9 @@ when the file is small, since those name the character found.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any, Final
@@ -52,30 +54,118 @@ class _RefusedError(Exception):
         self.message = message
 
 
-def _bounded_int(loader: Any, node: yaml.ScalarNode) -> Any:
-    text = str(loader.construct_scalar(node))
+#: The numbers content writes: decimal, as YAML 1.2's core schema and YAML 1.1 both read them.
+_DECIMAL_INT: Final = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+_DECIMAL_FLOAT: Final = re.compile(r"[-+]?(\.[0-9]+|[0-9]+\.[0-9]*)([eE][-+]?[0-9]+)?")
+#: The booleans YAML 1.2 reads as booleans (YAML 1.1 also reads yes/no/on/off, 1.2 text).
+_BOOLEANS: Final = {"true": True, "True": True, "TRUE": True}
+_BOOLEANS.update({"false": False, "False": False, "FALSE": False})
+
+
+def _number_text(node: yaml.ScalarNode) -> str:
+    """The scalar as written, refused past MAX_INT_CHARS before anything converts it (Python
+    refuses an integer of 4,301 digits with a ValueError, and no content number needs 40)."""
+    text = str(node.value)
     if len(text) > limits.MAX_INT_CHARS:
         raise _RefusedError(
             node_line(node),
             f"a number written with {len(text):,} characters; numbers in content have at most "
             f"{limits.MAX_INT_CHARS} (a content limit)",
         )
-    return loader.construct_yaml_int(node)
+    return text
+
+
+def _quirk(node: yaml.ScalarNode, what: str, write: str) -> _RefusedError:
+    """A scalar YAML 1.1 (PyYAML) and YAML 1.2 read differently, or as a number no content
+    writes (issue 21): refused rather than guessed, saying how to write it."""
+    text = str(node.value)
+    return _RefusedError(
+        node_line(node),
+        f"{text!r} is {what}; content numbers are plain decimals: write {write}, or put "
+        f'"{text}" in quotes if it is text',
+    )
+
+
+def _int_quirk(text: str) -> tuple[str, str] | None:
+    """What a YAML 1.1 integer that is not a plain decimal is, and how to write it."""
+    digits = text.lstrip("+-")
+    sign = "-" if text.startswith("-") else ""
+    plain = digits.replace("_", "")
+    if ":" in digits:
+        return "a base-60 number in YAML 1.1 (1:20 is 80) and text in YAML 1.2", "its value"
+    if "_" in digits:
+        return "a number with '_' in it (YAML 1.1 reads 2_0 as 20)", f"{sign}{plain}"
+    if plain[:2] in ("0x", "0X"):
+        return "hexadecimal", str(int(text.replace("_", ""), 16))
+    if plain[:2] in ("0b", "0B"):
+        return "binary (a YAML 1.1 form)", f"{sign}{int(plain[2:], 2)}"
+    if plain.startswith("0") and len(plain) > 1:
+        return (
+            "octal in YAML 1.1 and decimal in YAML 1.2 (a leading 0)",
+            f"{sign}{plain.lstrip('0')}",
+        )
+    return None
+
+
+def _strict_int(loader: Any, node: yaml.ScalarNode) -> int:
+    """An integer as YAML 1.2's core schema reads it; 1.1-only forms are refused (issue 21)."""
+    text = _number_text(node)
+    if not _DECIMAL_INT.fullmatch(text):
+        quirk = _int_quirk(text)
+        if quirk is not None:
+            raise _quirk(node, *quirk)
+        raise _quirk(node, "not a decimal integer", "the number in decimal")
+    return int(text)
+
+
+def _strict_float(loader: Any, node: yaml.ScalarNode) -> float:
+    """A finite decimal number; YAML 1.1's base-60 and '_' forms, .inf and .nan are refused."""
+    text = _number_text(node)
+    if ":" in text:
+        raise _quirk(node, "a base-60 number in YAML 1.1 and text in YAML 1.2", "its value")
+    if "_" in text:
+        raise _quirk(node, "a number with '_' in it (a YAML 1.1 form)", text.replace("_", ""))
+    if not _DECIMAL_FLOAT.fullmatch(text):
+        raise _quirk(node, "not a finite number (.inf and .nan are not content)", "a number")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _quirk(node, "too large a number", "a smaller number")
+    return value
+
+
+def _strict_bool(loader: Any, node: yaml.ScalarNode) -> bool:
+    """true or false; YAML 1.1's yes/no/on/off (text in YAML 1.2) are refused (issue 21)."""
+    text = str(node.value)
+    if text in _BOOLEANS:
+        return _BOOLEANS[text]
+    truth = "true" if text.lower() in ("yes", "on", "y") else "false"
+    raise _RefusedError(
+        node_line(node),
+        f"{text!r} is {truth} in YAML 1.1 and text in YAML 1.2: write {truth}, or put "
+        f'"{text}" in quotes if it is text',
+    )
+
+
+def _strict(loader_type: type[Any]) -> None:
+    """Numbers and booleans read as YAML 1.2's core schema reads them, bounded (issue 21)."""
+    loader_type.add_constructor("tag:yaml.org,2002:int", _strict_int)
+    loader_type.add_constructor("tag:yaml.org,2002:float", _strict_float)
+    loader_type.add_constructor("tag:yaml.org,2002:bool", _strict_bool)
 
 
 class _PythonLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, with integers bounded."""
+    """PyYAML's safe loader, with numbers and booleans strict and bounded."""
 
 
-_PythonLoader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
+_strict(_PythonLoader)
 
 _Loader: type[Any] = _PythonLoader
 if getattr(yaml, "__with_libyaml__", False):
 
     class _CLoader(yaml.CSafeLoader):
-        """libyaml's safe loader, with integers bounded."""
+        """libyaml's safe loader, with numbers and booleans strict and bounded."""
 
-    _CLoader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
+    _strict(_CLoader)
     _Loader = _CLoader
 
 
