@@ -278,3 +278,39 @@ def test_a_mutated_log_is_refused_in_words_or_replays(log: Events) -> None:
             assert "Traceback" not in text
 
     within(10, read)
+
+
+# -- issue 21: the header is as strict as every other field -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda log: log[0]["header"].__setitem__("extra", 1), ["header has no field 'extra'"]),
+        (
+            lambda log: log[0]["header"].__setitem__("Definition", {}),
+            ["header has no field 'Definition'"],
+        ),
+        (
+            lambda log: log[0].__setitem__("encounter", "Troll Bridge"),
+            ["names 'Troll Bridge', but its definition is 'Orc Bridge'"],
+        ),
+        (lambda log: log[0].pop("encounter"), ["names no encounter"]),
+        (
+            lambda log: log[0].__setitem__("name", log[0].pop("encounter")),
+            ["names no encounter"],
+        ),
+    ],
+)
+def test_an_unknown_header_key_or_an_edited_encounter_field_is_refused(
+    change: Callable[[Events], None], words: list[str]
+) -> None:
+    """Issue 21: an unknown key inside the header, and a renamed ``encounter`` field, were
+    accepted; the log reader is strict, so both are refused, naming what is wrong."""
+    log = events()
+    change(log)
+    with pytest.raises(CaltropError) as info:
+        replay(log)
+    for word in words:
+        assert word in str(info.value), str(info.value)
+    assert "event 1" in str(info.value)

@@ -318,6 +318,7 @@ def sim(
         _check_compiled_policies(from_file, policy)
     run_seed = _seed(seed)
     try:
+        _check_tactics(tactics)
         variants = [parse_variant(v) for v in (variant or ["baseline"])]
         with _dask_client(dask) as cluster:
             result = _run(
@@ -368,7 +369,24 @@ def sim(
             style="bold red",
             soft_wrap=True,
         )
-        raise typer.Exit(1)
+        raise typer.Exit(2)  # a limit met: exit 2, as docs/limits.md says of every limit
+
+
+def _check_tactics(tactics: str | None) -> None:
+    """``--policies A,B,…``: every name a tactic (or ``none`` alone), whatever the number of
+    variants (issue 21)."""
+    from caltrop.sim.across import check_policy_names
+
+    if tactics is None:
+        return
+    names = [t.strip() for t in tactics.split(",")]
+    if names == ["none"]:
+        return
+    if any(not name for name in names):
+        raise CaltropError(f"--policies {tactics[:60]!r}: an empty name between commas")
+    if "none" in names:
+        raise CaltropError("--policies none stands alone (no comparison across tactics)")
+    check_policy_names(names)
 
 
 #: With --fast (either kind) the engine's tactics play this many encounters per variant at most.
