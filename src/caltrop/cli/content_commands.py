@@ -33,7 +33,7 @@ from caltrop.content.templates import (
     encounter_template,
     template_id,
 )
-from caltrop.content.yamlfile import parse_text, read_file_text
+from caltrop.content.yamlfile import parse_text, path_problem, read_file_text
 from caltrop.errors import CaltropError, ContentError
 
 #: Exit code of ``validate`` when some file has problems, and of ``new`` when it cannot write.
@@ -104,8 +104,11 @@ def _check_exists(name: str) -> None:
     path = Path(name)
     if path.is_dir():
         fail(f"{name} is a folder; give the YAML files in it (like {name}/*.yaml)")
-    if not path.is_file():
+    why = path_problem(path)  # one wording: a looping link is not "no such file" (issue 21)
+    if why == "no such file":
         fail(f"no such file: {name}")
+    if why is not None:
+        fail(f"{name}: {why}")
 
 
 def _validate_one(name: str) -> tuple[str, str | None, list[Problem]]:

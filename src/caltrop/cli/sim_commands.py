@@ -312,6 +312,7 @@ def sim(
     if fast:
         _refuse_with_fast(dask=dask, engine=engine, exact=exact)
     _check_workers(workers)
+    _check_report(report)
     _check_size(n, len(variant or ["baseline"]))
     definition, from_file = _load(encounter)
     if engine == "compiled":
@@ -708,6 +709,7 @@ def sweep(
     if fast:
         _refuse_with_fast(dask=dask, engine=engine, exact=False)
     _check_workers(workers)
+    _check_report(report)
     definition, from_file = _load(encounter)
     if engine == "compiled":
         _check_compiled_policies(from_file, policy)
@@ -878,6 +880,27 @@ def _run_fast(
         fail(f"{exc} (--fast cannot play it; drop --fast to use the reference engine)")
 
 
+def _check_report(report: Path | None) -> None:
+    """``--report DIR`` names a folder, made if missing: what is there instead (a file, a
+    device, a looping link), or a file where a folder above it should be, is refused before the
+    run, in words (issue 21: ``--report /dev/null`` said "[Errno 17] File exists")."""
+    if report is None:
+        return
+    from caltrop.content.yamlfile import path_problem
+
+    there = report  # the nearest path that exists: the report's folder, or one it is made in
+    while not os.path.lexists(there) and there.parent != there:
+        there = there.parent
+    if there.is_dir():
+        return
+    why = path_problem(there) or "is a file"
+    where = "" if there == report else f" ({there} {why})"
+    fail(
+        f"--report {report}: {why if there == report else 'cannot be made'}{where}; --report "
+        "names a folder to write the report in (made if missing)"
+    )
+
+
 def _emit(
     summary: dict[str, Any],
     *,
@@ -899,7 +922,11 @@ def _emit(
         try:
             written = write(summary, report)
         except OSError as exc:
-            fail(f"cannot write the report to {report}: {exc}")
+            why = exc.strerror or str(exc)
+            where = (
+                f" ({exc.filename})" if exc.filename and str(exc.filename) != str(report) else ""
+            )
+            fail(f"cannot write the report to {report}: {why[:1].lower()}{why[1:]}{where}")
         console = Console(stderr=True) if as_json else out()
         console.print(f"report written to {written[-1]}", style="dim", soft_wrap=True)
 

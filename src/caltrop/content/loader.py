@@ -74,6 +74,7 @@ from caltrop.content.source import (
     UploadSource,
     parse_yaml,
 )
+from caltrop.content.yamlfile import path_problem
 from caltrop.core.model import (
     ActionDef,
     ActionKind,
@@ -317,9 +318,13 @@ class _Loader:
             )
             return None
         if not target.exists():
-            self.problems.append(
-                doc.at(loc, f"no such file {reference!r} (looked for {target.name})")
+            why = path_problem(target.path) if isinstance(target, PathSource) else None
+            said = (
+                f"no such file {reference!r}"
+                if why in (None, "no such file")
+                else f"{reference!r} {why}"
             )
+            self.problems.append(doc.at(loc, f"{said} (looked for {target.name})"))
             return None
         other = self.try_document(target)
         if other is None:

@@ -282,7 +282,8 @@ def _check_begin(first: dict[str, Any]) -> None:
         raise LogFileError("line 1: a log starts with its 'begin' event")
     seed = first.get("seed")
     if type(seed) is not int:
-        raise LogFileError(f"line 1: the seed is a whole number, not {_json_kind(seed)}")
+        shown = repr(seed) if isinstance(seed, float) else _json_kind(seed)  # "not 5.0" (issue 21)
+        raise LogFileError(f"line 1: the seed is a whole number, not {shown}")
     if seed < 0:
         raise LogFileError(f"line 1: the seed is at least 0, not {seed}")
     fmt = first.get("format")

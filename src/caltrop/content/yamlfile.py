@@ -182,9 +182,11 @@ def read_file_text(path: Path, name: str) -> str:
     try:
         info = os.stat(path)
     except FileNotFoundError:
+        if os.path.islink(path):  # a link to nothing: say so, not "no such file"
+            raise refuse(path_problem(path) or "no such file") from None
         raise
     except (OSError, ValueError) as exc:
-        raise refuse(f"cannot read the file: {_reason(exc)}") from None
+        raise refuse(path_problem(path) or f"cannot read the file: {_reason(exc)}") from None
     _require_regular(info, refuse)
     _require_size(info.st_size, refuse)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -211,6 +213,36 @@ def read_file_text(path: Path, name: str) -> str:
                 )
             ]
         ) from None
+
+
+def path_problem(path: Path) -> str | None:
+    """Why ``path`` is no file to read, in words (None when it is a regular file): one wording
+    for every reader (issue 21: a symbolic link to itself and an include naming a folder were
+    both reported as "no such file")."""
+    try:
+        link = os.lstat(path)
+    except FileNotFoundError:
+        return "no such file"
+    except (OSError, ValueError) as exc:
+        return f"cannot be read: {_reason(exc)}"
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        if stat.S_ISLNK(link.st_mode):
+            try:
+                target = os.readlink(path)
+            except OSError:
+                target = "?"
+            if isinstance(exc, FileNotFoundError):
+                return f"is a symbolic link to {target}, which does not exist"
+            return f"is a symbolic link that loops (to {target}): {_reason(exc)}"
+        return f"cannot be read: {_reason(exc)}"
+    if stat.S_ISDIR(info.st_mode):
+        return "is a folder, not a file"
+    for test, kind in _KINDS:
+        if test(info.st_mode):
+            return f"is {kind}, not a regular file"
+    return None if stat.S_ISREG(info.st_mode) else "is not a regular file"
 
 
 def _require_regular(info: os.stat_result, refuse: Any) -> None:
