@@ -47,6 +47,13 @@ def test_a_form_says_the_command_a_terminal_user_would_type(
         (form(op="health", verb="poison", target="x", amount="1"), "damage or heal"),
         (form(op="health", verb="damage", target="x"), "fill in amount"),
         (form(op="teleport"), "unknown form"),
+        # issue 21: the id a reinforcement is given follows the one id rule
+        (
+            form(op="add", source="goblin", as_id="gm"),
+            "as id: not a creature id: 'gm' is a reserved",
+        ),
+        (form(op="add", source="goblin", as_id="Goblin"), "as id: not a creature id: expected one"),
+        (form(op="add", source="goblin", as_id="a" * 41), "at most 40 characters, got 41"),
         (form(), "fill in command"),
     ],
 )
