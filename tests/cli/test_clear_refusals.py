@@ -1,5 +1,5 @@
 """Issue 21, item 8: refusals that named the wrong cause, each now in words that say what is
-there — one wording for every reader (:func:`caltrop.content.yamlfile.path_problem`)."""
+there — one wording for every reader (:func:`caltrop.content.paths.path_problem`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typer.testing import CliRunner, Result
 
 from caltrop.cli import app
 from caltrop.content.logfile import LogFileError, read_log_events
-from caltrop.content.yamlfile import path_problem
+from caltrop.content.paths import path_problem
 from caltrop.core.codec import check_roll_record
 
 

@@ -25,6 +25,7 @@ from caltrop.content import (
     check_file,
 )
 from caltrop.content.catalogue import unknown_bundled
+from caltrop.content.paths import path_problem
 from caltrop.content.schema import CreatureDocument, Document, EncounterDocument
 from caltrop.content.templates import (
     Module,
@@ -33,7 +34,7 @@ from caltrop.content.templates import (
     encounter_template,
     template_id,
 )
-from caltrop.content.yamlfile import parse_text, path_problem, read_file_text
+from caltrop.content.yamlfile import parse_text, read_file_text
 from caltrop.errors import CaltropError, ContentError
 
 #: Exit code of ``validate`` when some file has problems, and of ``new`` when it cannot write.

@@ -23,8 +23,8 @@ from caltrop.content import (
 )
 from caltrop.content.logfile import read_log_events, remove_stale_temporaries
 from caltrop.content.logfile import write_log as write_log_file
+from caltrop.content.paths import path_problem
 from caltrop.content.serialize import log_definition
-from caltrop.content.yamlfile import path_problem
 from caltrop.core.commands import GM, AddCreature, Command, parse_command
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from caltrop.errors import CaltropError

@@ -35,6 +35,7 @@ from rich.table import Table
 
 from caltrop.cli.common import err, fail, out, print_json
 from caltrop.content import encounter_policies, load_encounter
+from caltrop.content.paths import path_problem
 from caltrop.core.model import EncounterDef
 from caltrop.errors import CaltropError
 
@@ -886,8 +887,6 @@ def _check_report(report: Path | None) -> None:
     run, in words (issue 21: ``--report /dev/null`` said "[Errno 17] File exists")."""
     if report is None:
         return
-    from caltrop.content.yamlfile import path_problem
-
     there = report  # the nearest path that exists: the report's folder, or one it is made in
     while not os.path.lexists(there) and there.parent != there:
         there = there.parent

@@ -37,6 +37,7 @@ from caltrop.content.bundled import (
 )
 from caltrop.content.catalogue import unknown_bundled
 from caltrop.content.limits import range_text, within
+from caltrop.content.paths import path_problem
 from caltrop.content.problems import (
     ContentFileError,
     Loc,
@@ -74,7 +75,6 @@ from caltrop.content.source import (
     UploadSource,
     parse_yaml,
 )
-from caltrop.content.yamlfile import path_problem
 from caltrop.core.model import (
     ActionDef,
     ActionKind,

@@ -67,6 +67,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+from caltrop.content.paths import KINDS as _KINDS
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.errors import CaltropError
 
 #: The largest log read or written: ~100,000 commands of a long session, with room to spare.
@@ -80,13 +82,6 @@ CUT_LINE_WARNING: Final = "dropped the last line: cut off mid-write"
 
 _UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
-_KINDS: Final = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
 
 
 class LogFileError(CaltropError, ValueError):
@@ -147,8 +142,9 @@ def _looks_utf16(data: bytes) -> bool:
 def _read_bounded(path: Path) -> bytes:
     """The bytes of a regular file of at most MAX_LOG_BYTES, opened so that nothing blocks."""
     info = _stat(path, follow=True)
-    if info is None:
-        _refuse(path, "does not exist")
+    if info is None:  # a link to nothing says so (issue 21: one wording, content.paths)
+        why = path_problem(path)
+        _refuse(path, "does not exist" if why in (None, MISSING) else why)
     _require_regular(path, info)
     _require_size(path, info.st_size)
     try:
@@ -489,7 +485,7 @@ def _stat(path: Path, *, follow: bool) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
-        _refuse(path, _reason(exc))
+        _refuse(path, (path_problem(path) if follow else None) or _reason(exc))
 
 
 def _link_target(path: Path) -> str:

@@ -31,18 +31,12 @@ from typing import Any, Final
 import yaml
 
 from caltrop.content import limits
+from caltrop.content.paths import KINDS as _KINDS
+from caltrop.content.paths import path_problem
 from caltrop.content.problems import ContentFileError, Problem, node_line
 
 #: Syntax errors of files up to this size are worded by the Python parser (see the docstring).
 _REWORD_BYTES: Final = 256 * 1024
-
-_KINDS: Final = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
 
 
 class _RefusedError(Exception):
@@ -213,36 +207,6 @@ def read_file_text(path: Path, name: str) -> str:
                 )
             ]
         ) from None
-
-
-def path_problem(path: Path) -> str | None:
-    """Why ``path`` is no file to read, in words (None when it is a regular file): one wording
-    for every reader (issue 21: a symbolic link to itself and an include naming a folder were
-    both reported as "no such file")."""
-    try:
-        link = os.lstat(path)
-    except FileNotFoundError:
-        return "no such file"
-    except (OSError, ValueError) as exc:
-        return f"cannot be read: {_reason(exc)}"
-    try:
-        info = os.stat(path)
-    except OSError as exc:
-        if stat.S_ISLNK(link.st_mode):
-            try:
-                target = os.readlink(path)
-            except OSError:
-                target = "?"
-            if isinstance(exc, FileNotFoundError):
-                return f"is a symbolic link to {target}, which does not exist"
-            return f"is a symbolic link that loops (to {target}): {_reason(exc)}"
-        return f"cannot be read: {_reason(exc)}"
-    if stat.S_ISDIR(info.st_mode):
-        return "is a folder, not a file"
-    for test, kind in _KINDS:
-        if test(info.st_mode):
-            return f"is {kind}, not a regular file"
-    return None if stat.S_ISREG(info.st_mode) else "is not a regular file"
 
 
 def _require_regular(info: os.stat_result, refuse: Any) -> None:
