@@ -134,7 +134,7 @@ def test_sim_duel_exact_needs_no_round_cap() -> None:
 
 def test_sim_exact_refuses_a_large_encounter() -> None:
     result = run("sim", "goblin-ambush", "--n", "2", "--seed", "1", "--exact", "--max-states", "20")
-    assert result.exit_code == 1  # refused (issue 10: exit 1), its sampled results shown
+    assert result.exit_code == 2  # a limit met: exit 2 (docs/limits.md; issue 21 found 1)
     assert "too large to solve exactly" in result.stderr
 
 
