@@ -8,12 +8,16 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from caltrop.cli import app
 from caltrop.content.logfile import LogFileError, read_log_events
 from caltrop.content.paths import path_problem
-from caltrop.core.codec import check_roll_record
+from caltrop.core.codec import check_roll_record, describe
+from caltrop.errors import ContentError
+from tests.fuzzing import fuzz
 
 
 def _run(*args: str) -> Result:
@@ -101,3 +105,42 @@ def test_a_seed_of_5_0_is_named_as_written(tmp_path: Path) -> None:
     with pytest.raises(LogFileError, match=r"the seed is a whole number, not 5\.0"):
         read_log_events(path)
     assert os.path.exists(path)
+
+
+#: JSON values that are not whole numbers (as a log holds them): each is named as written.
+NOT_WHOLE = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=6),
+    st.lists(st.integers(1, 4), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=1),
+)
+
+
+@fuzz(150)
+@given(value=NOT_WHOLE, place=st.integers(min_value=0, max_value=3))
+def test_fuzz_a_face_that_is_not_whole_is_named_with_its_place_and_value(
+    value: object, place: int
+) -> None:
+    """The class of "float faces: at most 1000 whole numbers": a refusal that names a rule the
+    value does not break. Any face that is not a whole number is named, with its place."""
+    faces: list[object] = [1, 2, 3, 4]
+    faces[place] = value
+    record = {"roller": "aria", "expression": "4d4", "faces": faces, "total": 10}
+    with pytest.raises(ContentError) as info:
+        check_roll_record(record)
+    assert f"face {place + 1} is {describe(value)}; a face is a whole number" in str(info.value)
+
+
+@fuzz(100)
+@given(seed=st.floats(allow_nan=False, allow_infinity=False))
+def test_fuzz_a_seed_that_is_a_fraction_is_named_as_written(
+    tmp_path_factory: pytest.TempPathFactory, seed: float
+) -> None:
+    """``"seed": 5.0`` said "the seed is a whole number, not a number": any float is named."""
+    path = tmp_path_factory.mktemp("seed") / "g.jsonl"
+    path.write_text(json.dumps({"event": "begin", "seed": seed}) + "\n", encoding="utf-8")
+    with pytest.raises(LogFileError) as info:
+        read_log_events(path)
+    assert f"the seed is a whole number, not {json.loads(json.dumps(seed))!r}" in str(info.value)

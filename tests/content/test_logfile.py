@@ -563,3 +563,57 @@ def test_a_reader_never_sees_half_a_log(tmp_path: Path) -> None:
     thread.join()
     assert seen <= {len(short), len(long)}
     assert _tmp_files(tmp_path) == []
+
+
+#: A writer saving a growing game again and again, as ``caltrop play --log`` does after each
+#: command: argv[1] the log, argv[2] a JSON file of the whole game's lines.
+_SAVER = """
+import json, sys
+from pathlib import Path
+from caltrop.content.logfile import write_log
+lines = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))
+for n in range(1, len(lines) + 1):
+    write_log(Path(sys.argv[1]), lines[:n], replace_game=False)
+    if n == 1:
+        print("saved", flush=True)
+"""
+
+
+@fuzz(8)
+@given(delay_ms=st.integers(min_value=0, max_value=40))
+def test_fuzz_a_writer_killed_at_any_moment_leaves_a_whole_log_and_no_stray_file(
+    tmp_path_factory: pytest.TempPathFactory, delay_ms: int
+) -> None:
+    """Issue 21: 3 of 30 SIGKILLs of ``play --log`` left a stray ``.LOG.xxxx.tmp``. The class: a
+    writer killed at any moment of any save. The log is then whole, a prefix of the game (so a
+    later save of the game may replace it), and the next start's clean-up leaves no temporary
+    file beside it (and removes nothing else)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path_factory.mktemp("killed")
+    path = folder / "g.jsonl"
+    game = _game(8, commands=30)
+    (folder / "game.json").write_text(json.dumps(game), encoding="utf-8")
+    keep = folder / "notes.txt"
+    keep.write_text("mine", encoding="utf-8")
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SAVER, str(path), str(folder / "game.json")],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline() == b"saved\n"
+    time.sleep(delay_ms / 1000)  # where in the saves the kill lands, not a bound on anything
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    child.stdout.close()
+    events, warnings = read_log_events(path)
+    assert warnings == []
+    assert events == [json.loads(line) for line in game[: len(events)]]
+    logfile.remove_stale_temporaries(path)
+    assert sorted(p.name for p in folder.iterdir()) == ["g.jsonl", "game.json", "notes.txt"]
+    write_log(path, game, replace_game=False)  # the game saved again takes it over
+    assert _lines_of(path) == game
