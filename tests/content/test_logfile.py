@@ -617,3 +617,45 @@ def test_fuzz_a_writer_killed_at_any_moment_leaves_a_whole_log_and_no_stray_file
     assert sorted(p.name for p in folder.iterdir()) == ["g.jsonl", "game.json", "notes.txt"]
     write_log(path, game, replace_game=False)  # the game saved again takes it over
     assert _lines_of(path) == game
+
+
+def _branch(choices: int, commands: int) -> list[str]:
+    """Orc Bridge, seed 8, after ``commands`` legal commands chosen by ``random.Random(choices)``
+    (two branches of one game share the ``begin`` event and part from some command on)."""
+    import random
+
+    definition = load_encounter("orc-bridge")
+    encounter = Encounter.begin(definition, 8, header={"definition": encounter_to_dict(definition)})
+    rng = random.Random(choices)
+    for _ in range(commands):
+        if encounter.is_terminal():
+            break
+        encounter.apply(rng.choice(sorted(encounter.legal_actions(), key=str)))
+    return encounter.log_lines()
+
+
+@given(
+    saved=st.tuples(st.integers(0, 2), st.integers(0, 8)),
+    writing=st.tuples(st.integers(0, 2), st.integers(0, 8)),
+)
+@fuzz(40)
+def test_fuzz_a_save_replaces_a_log_of_the_same_game_only_when_it_holds_all_of_it(
+    tmp_path_factory: pytest.TempPathFactory, saved: tuple[int, int], writing: tuple[int, int]
+) -> None:
+    """Issue 21 item 1's class, with branches: the same game played two ways (an older copy, a
+    game replayed with other choices) as well as to other lengths. A save replaces the file
+    exactly when the file's lines are the first lines of the save (the oracle: the lines as
+    text); otherwise it is refused, saying how many commands the file holds, and unchanged."""
+    path = tmp_path_factory.mktemp("branches") / "g.jsonl"
+    old, new = _branch(*saved), _branch(*writing)
+    write_log(path, old, replace_game=True)
+    if new[: len(old)] == old:
+        write_log(path, new, replace_game=False)
+        assert _lines_of(path) == new
+        return
+    with pytest.raises(LogFileError) as info:
+        write_log(path, new, replace_game=False)
+    held = sum(1 for line in old if json.loads(line)["event"] == "command")
+    assert f"({held} command" in str(info.value)
+    assert str(info.value).endswith("to replace it anyway: --force")
+    assert _lines_of(path) == old
