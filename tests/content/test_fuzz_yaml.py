@@ -97,6 +97,12 @@ def test_yaml_nested_1000_deep_is_refused_before_it_is_built(text: str) -> None:
         (".nan", ["not a finite number"]),
         ("yes", ["'yes' is true in YAML 1.1 and text in YAML 1.2", "write true"]),
         ("off", ["'off' is false in YAML 1.1", "write false"]),
+        # and the other way: numbers in YAML 1.2 that YAML 1.1 (PyYAML) reads as text
+        ("0o17", ["'0o17' is a number in YAML 1.2 and text in YAML 1.1", "write 15"]),
+        ("1e3", ["'1e3' is a number in YAML 1.2 and text in YAML 1.1", "write 1000"]),
+        ("1.0e3", ["'1.0e3' is a number in YAML 1.2", "write 1000"]),
+        ("+.5", ["'+.5' is a number in YAML 1.2", "write 0.5"]),
+        ("12e-2", ["'12e-2' is a number in YAML 1.2", "write 0.12"]),
     ],
 )
 def test_yaml_11_quirks_are_refused_saying_how_to_write_them(
@@ -177,6 +183,9 @@ QUIRKS = st.one_of(
     st.integers(10, 10**6).map(lambda n: f"{str(n)[:1]}_{str(n)[1:]}"),
     st.tuples(st.integers(1, 99), st.integers(0, 59)).map(lambda t: f"{t[0]}:{t[1]:02d}"),
     st.sampled_from(["yes", "Yes", "YES", "no", "No", "on", "On", "OFF", ".inf", ".NaN"]),
+    st.integers(0, 10**6).map(lambda n: f"0o{n:o}"),  # YAML 1.2 numbers PyYAML reads as text
+    st.tuples(st.integers(1, 999), st.integers(-20, 20)).map(lambda t: f"{t[0]}e{t[1]}"),
+    st.tuples(st.integers(0, 99), st.integers(0, 9)).map(lambda t: f"+.{t[0]}E+{t[1]}"),
     st.integers(41, 6000).map(lambda n: "9" * n),
     st.integers(41, 6000).map(lambda n: "0x" + "f" * n),
     st.integers(41, 6000).map(lambda n: "1" * n + ".5"),
@@ -198,3 +207,13 @@ def test_fuzz_yaml_11_quirks_and_long_numbers_are_refused_by_every_reader(
     if key == "health":
         text = CREATURE.format(scalar)
     _refused_everywhere(text, "x.yaml:")  # the file and its line, not the upload's "no encounter"
+
+
+def test_a_yaml_11_timestamp_is_text_as_yaml_12_reads_it() -> None:
+    """YAML 1.1 (PyYAML) read ``name: 2026-12-04`` as a date, which content then refused as
+    "not text"; YAML 1.2 reads it as text, and so does the content reader (issue 21)."""
+    text = CREATURE.format(20).replace("name: Troll", "name: 2026-12-04")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "x.yaml"
+        path.write_text(text, encoding="utf-8")
+        assert check_file(path).name == "2026-12-04"  # type: ignore[union-attr]

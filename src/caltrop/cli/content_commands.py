@@ -25,7 +25,7 @@ from caltrop.content import (
     check_file,
 )
 from caltrop.content.catalogue import unknown_bundled
-from caltrop.content.paths import path_problem
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.content.schema import CreatureDocument, Document, EncounterDocument
 from caltrop.content.templates import (
     Module,
@@ -106,7 +106,7 @@ def _check_exists(name: str) -> None:
     if path.is_dir():
         fail(f"{name} is a folder; give the YAML files in it (like {name}/*.yaml)")
     why = path_problem(path)  # one wording: a looping link is not "no such file" (issue 21)
-    if why == "no such file":
+    if why == MISSING:
         fail(f"no such file: {name}")
     if why is not None:
         fail(f"{name}: {why}")

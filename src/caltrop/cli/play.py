@@ -23,7 +23,7 @@ from caltrop.content import (
 )
 from caltrop.content.logfile import read_log_events, remove_stale_temporaries
 from caltrop.content.logfile import write_log as write_log_file
-from caltrop.content.paths import path_problem
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.content.serialize import log_definition
 from caltrop.core.commands import GM, AddCreature, Command, parse_command
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
@@ -86,7 +86,7 @@ def begin(path: Path | None, seed: int | None) -> Encounter:
     try:
         definition = load_encounter(source)
     except CaltropError as exc:
-        if path is not None and path_problem(path) == "no such file":  # not a looping link
+        if path is not None and path_problem(path) == MISSING:  # not a looping link
             names = ", ".join(bundled_encounters())
             raise CaltropError(f"{exc}\n(not a file, nor a bundled encounter: {names})") from exc
         raise

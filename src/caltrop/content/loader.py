@@ -37,7 +37,7 @@ from caltrop.content.bundled import (
 )
 from caltrop.content.catalogue import unknown_bundled
 from caltrop.content.limits import range_text, within
-from caltrop.content.paths import path_problem
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.content.problems import (
     ContentFileError,
     Loc,
@@ -320,9 +320,7 @@ class _Loader:
         if not target.exists():
             why = path_problem(target.path) if isinstance(target, PathSource) else None
             said = (
-                f"no such file {reference!r}"
-                if why in (None, "no such file")
-                else f"{reference!r} {why}"
+                f"no such file {reference!r}" if why in (None, MISSING) else f"{reference!r} {why}"
             )
             self.problems.append(doc.at(loc, f"{said} (looked for {target.name})"))
             return None

@@ -32,7 +32,7 @@ import yaml
 
 from caltrop.content import limits
 from caltrop.content.paths import KINDS as _KINDS
-from caltrop.content.paths import path_problem
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.content.problems import ContentFileError, Problem, node_line
 
 #: Syntax errors of files up to this size are worded by the Python parser (see the docstring).
@@ -140,11 +140,44 @@ def _strict_bool(loader: Any, node: yaml.ScalarNode) -> bool:
     )
 
 
+#: Numbers YAML 1.2's core schema reads that YAML 1.1 (PyYAML) reads as text: ``0o17``, ``1e3``,
+#: ``1.0e3``, ``+.5``. Resolved after PyYAML's own int and float, so only what those miss.
+_YAML12_NUMBER: Final = re.compile(  # anchored: a resolver's pattern is matched, not searched
+    r"^(?:[-+]?(0o[0-7]+|(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|\.(inf|Inf|INF))"
+    r"|\.(nan|NaN|NAN))$"
+)
+_YAML12_NUMBER_TAG: Final = "tag:caltrop,2026:yaml-1.2-number"
+
+
+def _yaml12_number(loader: Any, node: yaml.ScalarNode) -> Any:
+    """A scalar YAML 1.2 reads as a number and PyYAML (YAML 1.1) as text: refused, saying how
+    to write it, as the 1.1-only forms are (issue 21: one reading, whichever YAML a designer's
+    editor or other tools speak)."""
+    text = _number_text(node)
+    if "0o" in text:
+        value: float = int(text.replace("0o", ""), 8)
+    else:
+        value = float(text)
+    if not math.isfinite(value):
+        raise _quirk(node, "not a finite number (.inf and .nan are not content)", "a number")
+    plain = str(int(value)) if value == int(value) and abs(value) < 10**15 else repr(value)
+    raise _quirk(node, "a number in YAML 1.2 and text in YAML 1.1", plain)
+
+
+def _text(loader: Any, node: yaml.ScalarNode) -> str:
+    """A YAML 1.1 timestamp (``2026-12-04``) is text, as YAML 1.2's core schema reads it."""
+    return str(loader.construct_scalar(node))
+
+
 def _strict(loader_type: type[Any]) -> None:
-    """Numbers and booleans read as YAML 1.2's core schema reads them, bounded (issue 21)."""
+    """Numbers, booleans and timestamps read as YAML 1.2's core schema reads them, bounded
+    (issue 21): what the two YAMLs read differently is refused, or read as 1.2 reads it."""
     loader_type.add_constructor("tag:yaml.org,2002:int", _strict_int)
     loader_type.add_constructor("tag:yaml.org,2002:float", _strict_float)
     loader_type.add_constructor("tag:yaml.org,2002:bool", _strict_bool)
+    loader_type.add_constructor("tag:yaml.org,2002:timestamp", _text)
+    loader_type.add_implicit_resolver(_YAML12_NUMBER_TAG, _YAML12_NUMBER, list("-+0123456789."))
+    loader_type.add_constructor(_YAML12_NUMBER_TAG, _yaml12_number)
 
 
 class _PythonLoader(yaml.SafeLoader):
@@ -177,7 +210,7 @@ def read_file_text(path: Path, name: str) -> str:
         info = os.stat(path)
     except FileNotFoundError:
         if os.path.islink(path):  # a link to nothing: say so, not "no such file"
-            raise refuse(path_problem(path) or "no such file") from None
+            raise refuse(path_problem(path) or MISSING) from None
         raise
     except (OSError, ValueError) as exc:
         raise refuse(path_problem(path) or f"cannot read the file: {_reason(exc)}") from None
