@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Final
 
 from caltrop.core.ids import id_problem
 from caltrop.errors import CaltropError
-
-_ID: Final = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
 
 
 class FormError(CaltropError):
@@ -32,19 +29,13 @@ def _field(fields: Mapping[str, Sequence[str]], name: str, *, required: bool = T
 
 
 def _ident(fields: Mapping[str, Sequence[str]], name: str) -> str:
-    value = _field(fields, name)
-    if not _ID.match(value):
-        raise FormError(f"{name}: {value!r} is not a creature id (letters, digits, '-')")
-    return value
-
-
-def _new_id(fields: Mapping[str, Sequence[str]], name: str) -> str:
-    """The id a reinforcement is given: the one id rule of content, commands and logs
-    (:func:`caltrop.core.ids.id_problem`, issue 21), so the form says why before the engine."""
+    """A creature id field (a target, the creature to add, the id it is given): the one id
+    rule of content, commands and logs (:func:`caltrop.core.ids.id_problem`, issue 21), so the
+    form says why in the rule's words before the engine sees the command."""
     value = _field(fields, name)
     problem = id_problem(value)
     if problem is not None:
-        raise FormError(f"{name.replace('_', ' ')}: not a creature id: {problem}")
+        raise FormError(f"{name.replace('_', ' ')} is not a creature id: {problem}")
     return value
 
 
@@ -74,7 +65,7 @@ def command_text(fields: Mapping[str, Sequence[str]]) -> str:
     if op == "add":
         as_id = _field(fields, "as_id", required=False)
         text = f"gm: add {_ident(fields, 'source')}"
-        return f"{text} as {_new_id(fields, 'as_id')}" if as_id else text
+        return f"{text} as {_ident(fields, 'as_id')}" if as_id else text
     if op == "remove":
         return f"gm: remove {_ident(fields, 'target')}"
     if op == "order":
