@@ -707,3 +707,78 @@ def test_gm_adds_a_bundled_creature_by_name() -> None:
     assert result.exit_code == 0, result.output
     assert '"id": "goblin"' in result.stdout
     assert "✗" not in result.stdout
+
+
+# -- issue 21: a save never loses a longer log of the same game -----------------------------------
+
+
+def _five_commands() -> list[str]:
+    encounter = Encounter.begin(load_encounter("orc-bridge"), 8)
+    lines = []
+    for _ in range(5):
+        command = next(iter(encounter.legal_actions()))
+        encounter.apply(command)
+        lines.append(str(command))
+    return lines
+
+
+def test_playing_the_same_game_again_keeps_the_longer_log(tmp_path: Path) -> None:
+    """Issue 21: ``play orc-bridge --seed 8 --log night.jsonl`` with five commands, then again
+    with only ``quit``: the log went from 6 lines to 1. Now refused (exit 2), saying how many
+    commands the file holds and naming --force; with --force it is replaced."""
+    log = tmp_path / "night.jsonl"
+    play("orc-bridge", "--seed", "8", "--log", str(log), lines=_five_commands())
+    saved = log.read_text(encoding="utf-8")
+    assert len(saved.splitlines()) == 6
+    again = run("play", "orc-bridge", "--seed", "8", "--log", str(log), stdin="quit\n")
+    assert_user_error(again, "holds a later copy of this game (5 commands", "--force")
+    assert log.read_text(encoding="utf-8") == saved
+    forced = run("play", "orc-bridge", "--seed", "8", "--log", str(log), "--force", stdin="quit\n")
+    assert forced.exit_code == 0, forced.output
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 1
+
+
+def test_resuming_an_older_copy_over_the_newer_log_is_refused(tmp_path: Path) -> None:
+    """Issue 21: ``play --resume short.jsonl --log night.jsonl`` with an older copy: 13 lines
+    became 3. Now refused; the newer log is whole."""
+    log = tmp_path / "night.jsonl"
+    play("orc-bridge", "--seed", "8", "--log", str(log), lines=_five_commands())
+    saved = log.read_text(encoding="utf-8")
+    short = tmp_path / "short.jsonl"
+    short.write_text("".join(saved.splitlines(keepends=True)[:3]), encoding="utf-8")
+    result = run("play", "--resume", str(short), "--log", str(log), stdin="quit\n")
+    assert_user_error(result, "(5 commands; this one has 2 commands)", "--force")
+    assert log.read_text(encoding="utf-8") == saved
+    resumed = play("--resume", str(log), lines=[])  # the whole log resumes as it was
+    assert "resumed after 5 commands" in resumed.stdout
+
+
+def test_save_from_a_fresh_game_over_a_longer_log_is_refused(tmp_path: Path) -> None:
+    """Issue 21: ``save night.jsonl`` from a fresh game replaced 13 lines with 1, printing
+    "saved 0 commands". Now refused in the session, naming ``save FILE --replace``, which
+    replaces it."""
+    log = tmp_path / "night.jsonl"
+    play("orc-bridge", "--seed", "8", "--log", str(log), lines=_five_commands())
+    saved = log.read_text(encoding="utf-8")
+    result = play("orc-bridge", "--seed", "8", lines=[f"save {log}"])
+    assert len(refusals(result.stdout)) == 1
+    said = " ".join(result.stdout.split())  # the refusal, unwrapped
+    assert "holds a later copy of this game (5 commands; this one has 0 commands)" in said
+    assert f"to replace it anyway: 'save {log} --replace'" in said
+    assert "saved 0 commands" not in result.stdout
+    assert log.read_text(encoding="utf-8") == saved
+    replaced = play("orc-bridge", "--seed", "8", lines=[f"save {log} --replace"])
+    assert f"saved 0 commands to {log}" in replaced.stdout
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 1
+
+
+def test_a_save_left_half_done_by_a_kill_is_removed_at_the_next_start(tmp_path: Path) -> None:
+    """Issue 21: a SIGKILL mid-save left ``.LOG.xxxx.tmp``; the next ``play --log LOG`` says so
+    and removes it."""
+    log = tmp_path / "night.jsonl"
+    play("orc-bridge", "--seed", "8", "--log", str(log), lines=[])
+    stale = tmp_path / ".night.jsonl.0badf00d.tmp"
+    stale.write_text("half", encoding="utf-8")
+    result = play("--resume", str(log), lines=[])
+    assert f"removed {stale}: a temporary file an interrupted save left" in result.stderr
+    assert not stale.exists()

@@ -315,11 +315,93 @@ def test_write_then_read_gives_the_lines_back(tmp_path: Path) -> None:
     assert read_log_events(path) == ([json.loads(line) for line in lines], [])
 
 
-def test_the_same_game_may_grow_and_shrink(tmp_path: Path) -> None:
+def test_the_same_game_may_grow_but_never_shrink(tmp_path: Path) -> None:
+    """Issue 21: the check compared only the first line, so ``play orc-bridge --seed 8 --log
+    FILE`` started again replaced 6 lines with 1. A save may replace a log of the same game only
+    when that log is a prefix of the save (an undo is itself an event: a game's log only grows)."""
     path = tmp_path / "g.jsonl"
-    write_log(path, _game(8, commands=4), replace_game=False)
-    write_log(path, _game(8, commands=1), replace_game=False)  # an undo, then a save
-    assert _lines_of(path) == _game(8, commands=1)
+    write_log(path, _game(8, commands=1), replace_game=False)
+    write_log(path, _game(8, commands=4), replace_game=False)  # the game goes on
+    write_log(path, _game(8, commands=4), replace_game=False)  # saved again, the same
+    assert _lines_of(path) == _game(8, commands=4)
+    for shorter in (0, 1, 3):
+        with pytest.raises(LogFileError) as info:
+            write_log(path, _game(8, commands=shorter), replace_game=False)
+        message = str(info.value)
+        assert "holds a later copy of this game (4 commands" in message, message
+        assert f"this one has {shorter} command" in message
+        assert message.endswith("to replace it anyway: --force")
+        assert _lines_of(path) == _game(8, commands=4)
+    write_log(path, _game(8, commands=0), replace_game=True)  # when the user has said so
+    assert _lines_of(path) == _game(8, commands=0)
+
+
+def test_a_log_of_the_same_game_with_other_events_is_not_replaced(tmp_path: Path) -> None:
+    """Same begin event, same length, one event different: not a prefix, so refused; the
+    refusal names the option the caller gives (the session's ``save FILE --replace``)."""
+    path = tmp_path / "g.jsonl"
+    saved = _game(8, commands=3)
+    write_log(path, saved, replace_game=False)
+    other = [*saved[:-1], json.dumps({**json.loads(saved[-1]), "command": "roll"})]
+    with pytest.raises(LogFileError, match=r"this game with other commands \(3 commands") as info:
+        write_log(path, other, replace_game=False, override=f"'save {path} --replace'")
+    assert str(info.value).endswith(f"'save {path} --replace'")
+    assert _lines_of(path) == saved
+
+
+def test_a_log_cut_mid_write_may_be_replaced_by_its_whole_events(tmp_path: Path) -> None:
+    """A crash cut the last line: resuming writes the whole events back (the cut line was never
+    an event, so the file's events are a prefix of the save)."""
+    lines = _game(8, commands=3)
+    path = tmp_path / "g.jsonl"
+    path.write_text("\n".join(lines) + "\n" + lines[-1][:10], encoding="utf-8")
+    write_log(path, lines, replace_game=False)
+    assert _lines_of(path) == lines
+
+
+@given(
+    saved=st.integers(min_value=0, max_value=6),
+    writing=st.integers(min_value=0, max_value=6),
+    seeds=st.sampled_from([(8, 8), (8, 9)]),
+)
+@fuzz(40)
+def test_fuzz_saves_over_logs_of_the_same_game_of_every_length(
+    tmp_path_factory: pytest.TempPathFactory, saved: int, writing: int, seeds: tuple[int, int]
+) -> None:
+    """The class of issue 21's data loss: a save over a log of this game (or another) of any
+    length replaces it exactly when the file's events are a prefix of the save's; otherwise
+    the file is unchanged and the refusal says how many commands it holds."""
+    path = tmp_path_factory.mktemp("saves") / "g.jsonl"
+    old, new = _game(seeds[0], commands=saved), _game(seeds[1], commands=writing)
+    write_log(path, old, replace_game=False)
+    if seeds[0] == seeds[1] and writing >= saved:
+        write_log(path, new, replace_game=False)
+        assert _lines_of(path) == new
+        return
+    with pytest.raises(LogFileError) as info:
+        write_log(path, new, replace_game=False)
+    assert f"({saved} command" in str(info.value) or f"; {saved} command" in str(info.value)
+    assert "--force" in str(info.value)
+    assert _lines_of(path) == old
+
+
+def test_a_stale_temporary_file_is_found_and_removed(tmp_path: Path) -> None:
+    """Issue 21: a SIGKILL mid-save can leave ``.g.jsonl.1a2b3c4d.tmp``; the next session
+    removes it (and nothing else: not another log's, not a link, not the log)."""
+    path = tmp_path / "g.jsonl"
+    write_log(path, _game(1), replace_game=False)
+    stale = tmp_path / ".g.jsonl.0badf00d.tmp"
+    stale.write_text("half a save", encoding="utf-8")
+    other = tmp_path / ".h.jsonl.0badf00d.tmp"
+    other.write_text("another log's", encoding="utf-8")
+    odd = tmp_path / ".g.jsonl.notours.tmp"
+    odd.write_text("not a name write_log makes", encoding="utf-8")
+    link = tmp_path / ".g.jsonl.deadbeef.tmp"
+    link.symlink_to(other)
+    assert logfile.remove_stale_temporaries(path) == [stale]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["g.jsonl", other.name, odd.name, link.name]
+    )
 
 
 def test_another_game_is_never_written_over_a_log(tmp_path: Path) -> None:
@@ -327,7 +409,9 @@ def test_another_game_is_never_written_over_a_log(tmp_path: Path) -> None:
     path = tmp_path / "g.jsonl"
     saved = _game(8, commands=6)
     write_log(path, saved, replace_game=False)
-    with pytest.raises(LogFileError, match=r"holds another game \(Orc Bridge, seed 8\).*--resume"):
+    with pytest.raises(
+        LogFileError, match=r"holds another game \(Orc Bridge, seed 8; 6 commands\).*--resume"
+    ):
         write_log(path, _game(9), replace_game=False)
     assert _lines_of(path) == saved
     write_log(path, _game(9), replace_game=True)  # when the user has said so
@@ -466,7 +550,7 @@ def test_a_reader_never_sees_half_a_log(tmp_path: Path) -> None:
 
     def writer() -> None:
         for i in range(40):
-            write_log(path, long if i % 2 else short, replace_game=False)
+            write_log(path, long if i % 2 else short, replace_game=True)
         done.set()
 
     thread = threading.Thread(target=writer)
@@ -479,3 +563,99 @@ def test_a_reader_never_sees_half_a_log(tmp_path: Path) -> None:
     thread.join()
     assert seen <= {len(short), len(long)}
     assert _tmp_files(tmp_path) == []
+
+
+#: A writer saving a growing game again and again, as ``caltrop play --log`` does after each
+#: command: argv[1] the log, argv[2] a JSON file of the whole game's lines.
+_SAVER = """
+import json, sys
+from pathlib import Path
+from caltrop.content.logfile import write_log
+lines = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))
+for n in range(1, len(lines) + 1):
+    write_log(Path(sys.argv[1]), lines[:n], replace_game=False)
+    if n == 1:
+        print("saved", flush=True)
+"""
+
+
+@fuzz(8)
+@given(delay_ms=st.integers(min_value=0, max_value=40))
+def test_fuzz_a_writer_killed_at_any_moment_leaves_a_whole_log_and_no_stray_file(
+    tmp_path_factory: pytest.TempPathFactory, delay_ms: int
+) -> None:
+    """Issue 21: 3 of 30 SIGKILLs of ``play --log`` left a stray ``.LOG.xxxx.tmp``. The class: a
+    writer killed at any moment of any save. The log is then whole, a prefix of the game (so a
+    later save of the game may replace it), and the next start's clean-up leaves no temporary
+    file beside it (and removes nothing else)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path_factory.mktemp("killed")
+    path = folder / "g.jsonl"
+    game = _game(8, commands=30)
+    (folder / "game.json").write_text(json.dumps(game), encoding="utf-8")
+    keep = folder / "notes.txt"
+    keep.write_text("mine", encoding="utf-8")
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SAVER, str(path), str(folder / "game.json")],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline() == b"saved\n"
+    time.sleep(delay_ms / 1000)  # where in the saves the kill lands, not a bound on anything
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    child.stdout.close()
+    events, warnings = read_log_events(path)
+    assert warnings == []
+    assert events == [json.loads(line) for line in game[: len(events)]]
+    logfile.remove_stale_temporaries(path)
+    assert sorted(p.name for p in folder.iterdir()) == ["g.jsonl", "game.json", "notes.txt"]
+    write_log(path, game, replace_game=False)  # the game saved again takes it over
+    assert _lines_of(path) == game
+
+
+def _branch(choices: int, commands: int) -> list[str]:
+    """Orc Bridge, seed 8, after ``commands`` legal commands chosen by ``random.Random(choices)``
+    (two branches of one game share the ``begin`` event and part from some command on)."""
+    import random
+
+    definition = load_encounter("orc-bridge")
+    encounter = Encounter.begin(definition, 8, header={"definition": encounter_to_dict(definition)})
+    rng = random.Random(choices)
+    for _ in range(commands):
+        if encounter.is_terminal():
+            break
+        encounter.apply(rng.choice(sorted(encounter.legal_actions(), key=str)))
+    return encounter.log_lines()
+
+
+@given(
+    saved=st.tuples(st.integers(0, 2), st.integers(0, 8)),
+    writing=st.tuples(st.integers(0, 2), st.integers(0, 8)),
+)
+@fuzz(40)
+def test_fuzz_a_save_replaces_a_log_of_the_same_game_only_when_it_holds_all_of_it(
+    tmp_path_factory: pytest.TempPathFactory, saved: tuple[int, int], writing: tuple[int, int]
+) -> None:
+    """Issue 21 item 1's class, with branches: the same game played two ways (an older copy, a
+    game replayed with other choices) as well as to other lengths. A save replaces the file
+    exactly when the file's lines are the first lines of the save (the oracle: the lines as
+    text); otherwise it is refused, saying how many commands the file holds, and unchanged."""
+    path = tmp_path_factory.mktemp("branches") / "g.jsonl"
+    old, new = _branch(*saved), _branch(*writing)
+    write_log(path, old, replace_game=True)
+    if new[: len(old)] == old:
+        write_log(path, new, replace_game=False)
+        assert _lines_of(path) == new
+        return
+    with pytest.raises(LogFileError) as info:
+        write_log(path, new, replace_game=False)
+    held = sum(1 for line in old if json.loads(line)["event"] == "command")
+    assert f"({held} command" in str(info.value)
+    assert str(info.value).endswith("to replace it anyway: --force")
+    assert _lines_of(path) == old

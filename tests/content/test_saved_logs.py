@@ -278,3 +278,94 @@ def test_a_mutated_log_is_refused_in_words_or_replays(log: Events) -> None:
             assert "Traceback" not in text
 
     within(10, read)
+
+
+# -- issue 21: the header is as strict as every other field -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda log: log[0]["header"].__setitem__("extra", 1), ["header has no field 'extra'"]),
+        (
+            lambda log: log[0]["header"].__setitem__("Definition", {}),
+            ["header has no field 'Definition'"],
+        ),
+        (
+            lambda log: log[0].__setitem__("encounter", "Troll Bridge"),
+            ["names 'Troll Bridge', but its definition is 'Orc Bridge'"],
+        ),
+        (lambda log: log[0].pop("encounter"), ["names no encounter"]),
+        (
+            lambda log: log[0].__setitem__("name", log[0].pop("encounter")),
+            ["names no encounter"],
+        ),
+    ],
+)
+def test_an_unknown_header_key_or_an_edited_encounter_field_is_refused(
+    change: Callable[[Events], None], words: list[str]
+) -> None:
+    """Issue 21: an unknown key inside the header, and a renamed ``encounter`` field, were
+    accepted; the log reader is strict, so both are refused, naming what is wrong."""
+    log = events()
+    change(log)
+    with pytest.raises(CaltropError) as info:
+        replay(log)
+    for word in words:
+        assert word in str(info.value), str(info.value)
+    assert "event 1" in str(info.value)
+
+
+#: Maps whose keys are the content's own names (a creature's Aspects and stats): any key there
+#: is a name the designer chose, so adding one is an edit of the game, not an unknown field.
+_OPEN_MAPS = frozenset({"aspects", "stats"})
+
+
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        value = value[part]
+    return value
+
+
+@st.composite
+def logs_with_a_key_added_or_renamed(draw: st.DrawFn) -> Events:
+    """The class of issue 21's header edits: a real log with one unknown key added to one of
+    its objects (an event, the header, the definition, a creature, a roll record…), or one key
+    renamed (a typo, another case, a plural)."""
+    log = copy.deepcopy(events(draw(st.sampled_from(["orc-bridge", "bridge-duel-ap"]))))
+    objects = [
+        path
+        for path in _paths(log)
+        if isinstance(_at(log, path), dict) and path[-1] not in _OPEN_MAPS
+    ]
+    target: dict[str, Any] = _at(log, draw(st.sampled_from(objects)))
+    old = draw(st.sampled_from(sorted(target))) if target and draw(st.booleans()) else None
+    stem = old if old is not None else draw(st.sampled_from(sorted(target) or ["encounter"]))
+    new = draw(
+        st.sampled_from([stem.upper(), stem.title(), f"{stem}s", f"{stem}_", f" {stem}"])
+        | st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=8).map(
+            lambda text: f"x_{text}"
+        )
+    )
+    if new in target:
+        new = f"x_{new}"
+    if old is not None:
+        target[new] = target.pop(old)
+    else:
+        target[new] = draw(json_values)
+    return log
+
+
+@fuzz(150)
+@given(logs_with_a_key_added_or_renamed())
+def test_fuzz_an_added_or_renamed_key_anywhere_in_a_log_is_refused(log: Events) -> None:
+    """Issue 21: an unknown key inside the header and a renamed ``encounter`` field were
+    accepted. Every object of a log is strict (but the Aspect and stat maps, whose keys are
+    names): a key added or renamed anywhere is refused, in one line, never replayed."""
+
+    def read() -> None:
+        with pytest.raises(CaltropError) as info:
+            replay(log)
+        assert "\n" not in str(info.value).strip()
+
+    within(10, read)

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from caltrop.content import load_creature, load_encounter_text
-from caltrop.content.schema import RESERVED_WORDS
 from caltrop.content.templates import (
     Module,
     creature_template,
@@ -19,6 +18,7 @@ from caltrop.content.templates import (
     encounter_template,
     template_id,
 )
+from caltrop.core.ids import RESERVED_WORDS
 
 names = st.text(alphabet="abcXYZ019 -_:#'\"!?é", min_size=1, max_size=16)
 

@@ -259,6 +259,9 @@ _option_values = {
     "--dask": st.sampled_from(
         ["", "tcp://", "nonsense", "http://x:1", "tcp://127.0.0.1:1", "tcp://[::1:1", "\x00", _HUGE]
     ),
+    "--max-states": st.sampled_from(["0", "1", "20", "2000001", _HUGE, "x"]),  # with --exact
+    "--policies": st.sampled_from(["nope", "tactical,nope", ",", "none,tactical", "none"]),
+    "--report": st.sampled_from(["/dev/null", "/proc/version", "/dev/null/sub"]),
     "--variant": st.one_of(
         st.text(max_size=16),
         st.sampled_from(
@@ -271,15 +274,80 @@ _option_values = {
 @st.composite
 def _sim_options(draw: st.DrawFn) -> list[str]:
     names = draw(st.lists(st.sampled_from(sorted(_option_values)), max_size=2, unique=True))
-    return [a for name in names for a in (name, draw(_option_values[name]))]
+    args = [a for name in names for a in (name, draw(_option_values[name]))]
+    return [*args, "--exact"] if "--max-states" in names else args
 
 
 @fuzz(25)
 @given(_sim_options())
 def test_sim_ends_cleanly_on_any_options(args: list[str]) -> None:
+    """Any options: a run, or a refusal in words with exit 2 — every limit's code, the state
+    cap of --exact included (issue 21: it exited 1)."""
     result = within(30.0, lambda: run("sim", "orc-bridge", "--n", "2", "--workers", "1", *args))
-    assert result.exit_code in (0, 1, 2), result.output
+    assert result.exit_code in (0, 2), result.output
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(
         result.exception
     )
+
+
+# -- issue 21: a variant that says nothing, a tactic nobody registered ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "an empty variant"),
+        ("   ", "an empty variant"),
+        (",,,", "an empty item between commas"),
+        ("load_reset=round,", "an empty item between commas"),
+        ("NAME:", "an empty variant"),
+        ("NAME:  ", "an empty variant"),
+        (":load_reset=round", "a variant's name comes before ':'"),
+    ],
+)
+def test_a_variant_that_says_nothing_is_refused_not_read_as_the_baseline(
+    text: str, match: str
+) -> None:
+    """Issue 21: ``--variant ''``, ``',,,'`` and ``'NAME:'`` were the baseline, so a typo
+    compared the encounter with itself; ``baseline`` and ``NAME:baseline`` still are."""
+    with pytest.raises(OverrideError, match=match):
+        parse_variant(text)
+    assert parse_variant("baseline").overrides == ()
+    assert parse_variant("b:baseline").name == "b"
+
+
+@fuzz(150)
+@given(st.text(alphabet=" ,:=", max_size=8))
+def test_fuzz_punctuation_only_variants_are_refused(text: str) -> None:
+    """The class: a variant of nothing but separators and spaces never parses as a variant."""
+    with pytest.raises(OverrideError):
+        parse_variant(text)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--policies", "nope"], ["nope"]),
+        (["--policies", "tactical,nope"], ["nope"]),
+        (["--policies", "tactical,"], ["an empty name between commas"]),
+        (["--policies", "none,tactical"], ["none stands alone"]),
+        (["--variant", ""], ["an empty variant"]),
+        (["--variant", "NAME:"], ["an empty variant"]),
+        (["--variant", "load_reset=round", "--variant", ",,,"], ["between commas"]),
+    ],
+)
+def test_sim_refuses_an_unknown_policy_or_an_empty_variant_with_one_variant_too(
+    args: list[str], words: list[str]
+) -> None:
+    """Issue 21: ``--policies nope`` was ignored with one variant; refused always, exit 2,
+    before anything runs."""
+    from typer.testing import CliRunner
+
+    from caltrop.cli import app
+
+    result = CliRunner().invoke(app, ["sim", "duel", "--n", "5", "--workers", "1", *args])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in " ".join(result.output.split()), result.output

@@ -134,7 +134,7 @@ def test_sim_duel_exact_needs_no_round_cap() -> None:
 
 def test_sim_exact_refuses_a_large_encounter() -> None:
     result = run("sim", "goblin-ambush", "--n", "2", "--seed", "1", "--exact", "--max-states", "20")
-    assert result.exit_code == 1  # refused (issue 10: exit 1), its sampled results shown
+    assert result.exit_code == 2  # a limit met: exit 2 (docs/limits.md; issue 21 found 1)
     assert "too large to solve exactly" in result.stderr
 
 
@@ -187,7 +187,8 @@ def test_sweep_of_an_option() -> None:
 def test_a_refused_exact_run_keeps_its_sampled_results() -> None:
     """Issue 10: "``sim --exact`` that refuses keeps and prints the sampled results it already
     has": Orc Bridge is too large for a small state cap; the sampled table is still printed, the
-    refusal says why, and the exit code is 1 (refused), with no traceback."""
+    refusal says why, and the exit code is 2 (a limit met: docs/limits.md's rule; issue 21 found
+    it exiting 1), with no traceback."""
     from typer.testing import CliRunner
 
     from caltrop.cli import app
@@ -210,7 +211,7 @@ def test_a_refused_exact_run_keeps_its_sampled_results() -> None:
             "none",
         ],
     )
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     assert "--exact refused (the sampled results are shown)" in result.stderr
     assert "PC win" in result.stdout

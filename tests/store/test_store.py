@@ -158,6 +158,11 @@ def test_a_stale_expected_seq_is_refused_with_the_head(tables: Tables) -> None:
         ("bron", "gm: end encounter", 403, "GM command"),
         ("aria", "aria: strike orc-brute", 422, "turn"),
         ("gm", "gm: add /etc/passwd", 422, ""),
+        # issue 21: the server takes only ids its logs replay with (the one id rule)
+        ("gm", "gm: add goblin as gm", 422, "'gm' is a reserved word"),
+        ("gm", "gm: add goblin as WITH", 422, "not a creature id"),
+        ("gm", "gm: add goblin as Goblin", 422, "not a creature id"),
+        ("gm", f"gm: add goblin as {'g' * 41}", 422, "at most 40 characters"),
     ],
 )
 def test_a_refused_command_stores_nothing(

@@ -43,10 +43,16 @@ def test_a_form_says_the_command_a_terminal_user_would_type(
     ("fields", "message"),
     [
         (form(command="roll", die=["3", "", "4"]), "enter every die"),
-        (form(op="remove", target="gob lin"), "is not a creature id"),
+        (form(op="remove", target="gob lin"), "target is not a creature id: expected one"),
         (form(op="health", verb="poison", target="x", amount="1"), "damage or heal"),
         (form(op="health", verb="damage", target="x"), "fill in amount"),
         (form(op="teleport"), "unknown form"),
+        # issue 21: every creature id field follows the one id rule (caltrop.core.ids)
+        (form(op="add", source="goblin", as_id="gm"), "as id is not a creature id: 'gm' is a"),
+        (form(op="add", source="goblin", as_id="Goblin"), "as id is not a creature id: expected"),
+        (form(op="add", source="Goblin"), "source is not a creature id: expected one lowercase"),
+        (form(op="call", target="roll", aspect="finesse"), "'roll' is a reserved word"),
+        (form(op="add", source="goblin", as_id="a" * 41), "at most 40 characters, got 41"),
         (form(), "fill in command"),
     ],
 )

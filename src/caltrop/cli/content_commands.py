@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 
 from caltrop.cli.common import err, fail, out, print_json
 from caltrop.content import (
@@ -26,6 +25,7 @@ from caltrop.content import (
     check_file,
 )
 from caltrop.content.catalogue import unknown_bundled
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.content.schema import CreatureDocument, Document, EncounterDocument
 from caltrop.content.templates import (
     Module,
@@ -34,7 +34,8 @@ from caltrop.content.templates import (
     encounter_template,
     template_id,
 )
-from caltrop.errors import ContentError
+from caltrop.content.yamlfile import parse_text, read_file_text
+from caltrop.errors import CaltropError, ContentError
 
 #: Exit code of ``validate`` when some file has problems, and of ``new`` when it cannot write.
 PROBLEMS = 1
@@ -104,8 +105,11 @@ def _check_exists(name: str) -> None:
     path = Path(name)
     if path.is_dir():
         fail(f"{name} is a folder; give the YAML files in it (like {name}/*.yaml)")
-    if not path.is_file():
+    why = path_problem(path)  # one wording: a looping link is not "no such file" (issue 21)
+    if why == MISSING:
         fail(f"no such file: {name}")
+    if why is not None:
+        fail(f"{name}: {why}")
 
 
 def _validate_one(name: str) -> tuple[str, str | None, list[Problem]]:
@@ -128,9 +132,9 @@ def _kind_of(name: str) -> str | None:
     """The ``kind:`` a file declares, if it can be read at all (for ``--json``)."""
     if name.startswith(BUNDLED_PREFIX):
         return None
-    try:
-        data = yaml.safe_load(Path(name).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    try:  # the content reader's own bounds: no hang on a FIFO, no crash on deep YAML (issue 21)
+        _, data = parse_text(read_file_text(Path(name), name), name)
+    except (OSError, CaltropError):
         return None
     kind = data.get("kind") if isinstance(data, dict) else None
     return kind if isinstance(kind, str) else None

@@ -21,8 +21,9 @@ from caltrop.content import (
     load_encounter,
     resolve_creature,
 )
-from caltrop.content.logfile import read_log_events
+from caltrop.content.logfile import read_log_events, remove_stale_temporaries
 from caltrop.content.logfile import write_log as write_log_file
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.content.serialize import log_definition
 from caltrop.core.commands import GM, AddCreature, Command, parse_command
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
@@ -44,13 +45,18 @@ GM (R17, R48):
   gm: add goblin [as ID] [after ID | by initiative]   reinforcements
   gm: remove ID | gm: order ID,ID,… | gm: pass all | gm: end encounter
 Session: help, legal [ID], undo [N], save [FILE], json, quit (or end of input)
+  save FILE --replace                   replace a file holding another (or a longer) log
 At a terminal: arrows edit, Up/Down recall earlier lines, TAB completes."""
 
 
-def write_log(path: Path, encounter: Encounter, *, replace_game: bool = False) -> None:
+def write_log(
+    path: Path, encounter: Encounter, *, replace_game: bool = False, override: str = "--force"
+) -> None:
     """Save the log durably (:func:`caltrop.content.logfile.write_log`): atomic, fsynced, and
-    never over a file that holds another game unless ``replace_game``."""
-    write_log_file(path, encounter.log_lines(), replace_game=replace_game)
+    never over a file it would lose something of (another game, a longer log of this one: the
+    rule of :func:`~caltrop.content.logfile.replace_refusal`) unless ``replace_game``; the
+    refusal names ``override``, how the user says so."""
+    write_log_file(path, encounter.log_lines(), replace_game=replace_game, override=override)
 
 
 def read_log(path: Path, warn: Callable[[str], None] | None = None) -> Encounter:
@@ -80,7 +86,7 @@ def begin(path: Path | None, seed: int | None) -> Encounter:
     try:
         definition = load_encounter(source)
     except CaltropError as exc:
-        if path is not None and not path.exists():
+        if path is not None and path_problem(path) == MISSING:  # not a looping link
             names = ", ".join(bundled_encounters())
             raise CaltropError(f"{exc}\n(not a file, nor a bundled encounter: {names})") from exc
         raise
@@ -93,9 +99,20 @@ def _error(console: Console, message: object) -> None:
     console.print(f"[red]✗ {escape(str(message))}[/red]", highlight=False)
 
 
-def _save(console: Console, path: Path, encounter: Encounter) -> bool:
+def _save(
+    console: Console,
+    path: Path,
+    encounter: Encounter,
+    *,
+    replace_game: bool = False,
+    override: str | None = None,
+) -> bool:
+    """Save, or say why not (red) and return False; ``override`` (default: the session's
+    ``save FILE --replace``) is what the refusal tells the user to type to replace the file."""
+    if override is None:
+        override = f"'save {path} --replace'"
     try:
-        write_log(path, encounter)
+        write_log(path, encounter, replace_game=replace_game, override=override)
     except CaltropError as exc:
         _error(console, exc)
         return False
@@ -163,11 +180,17 @@ def _loop(
             console.print("\n".join(legal_lines(table_view(encounter), who)), markup=False)
             continue
         if word == "save":
-            target = Path(rest.strip()) if rest.strip() else log
+            words = rest.split()
+            replace_file = "--replace" in words
+            words = [w for w in words if w != "--replace"]
+            if len(words) > 1:
+                _error(console, f"'save [FILE] [--replace]', not {line[:60]!r}")
+                continue
+            target = Path(words[0]) if words else log
             if target is None:
                 _error(console, "save where? 'save FILE.jsonl' (or start with --log FILE)")
                 continue
-            if _save(console, target, encounter):
+            if _save(console, target, encounter, replace_game=replace_file):
                 console.print(
                     f"saved {len(encounter.commands)} commands to {target}",
                     markup=False,
@@ -222,6 +245,14 @@ def play(
             show_default=False,
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Let --log replace a file this game's log would lose something of: another "
+            "game, a longer log of this one, a file that is not a log",
+        ),
+    ] = False,
 ) -> None:
     """Run an encounter at the terminal: declare, react, roll (or type physical dice), undo, save."""
     console = Console()
@@ -243,8 +274,15 @@ def play(
     except CaltropError as exc:
         errors.print(f"[red]{escape(str(exc))}[/red]", highlight=False)
         raise typer.Exit(2) from None
-    if log is not None and not _save(errors, log, encounter):
-        raise typer.Exit(2)
+    if log is not None:
+        for stale in remove_stale_temporaries(log):
+            errors.print(
+                f"removed {stale}: a temporary file an interrupted save left",
+                markup=False,
+                highlight=False,
+            )
+        if not _save(errors, log, encounter, replace_game=force, override="--force"):
+            raise typer.Exit(2)
     resumed = f", resumed after {len(encounter.commands)} commands" if resume else ""
     console.print(
         f"[bold]{escape(encounter.definition.name)}[/bold] — seed {encounter.seed}{resumed}; "

@@ -35,6 +35,7 @@ from rich.table import Table
 
 from caltrop.cli.common import err, fail, out, print_json
 from caltrop.content import encounter_policies, load_encounter
+from caltrop.content.paths import path_problem
 from caltrop.core.model import EncounterDef
 from caltrop.errors import CaltropError
 
@@ -312,12 +313,14 @@ def sim(
     if fast:
         _refuse_with_fast(dask=dask, engine=engine, exact=exact)
     _check_workers(workers)
+    _check_report(report)
     _check_size(n, len(variant or ["baseline"]))
     definition, from_file = _load(encounter)
     if engine == "compiled":
         _check_compiled_policies(from_file, policy)
     run_seed = _seed(seed)
     try:
+        _check_tactics(tactics)
         variants = [parse_variant(v) for v in (variant or ["baseline"])]
         with _dask_client(dask) as cluster:
             result = _run(
@@ -368,7 +371,24 @@ def sim(
             style="bold red",
             soft_wrap=True,
         )
-        raise typer.Exit(1)
+        raise typer.Exit(2)  # a limit met: exit 2, as docs/limits.md says of every limit
+
+
+def _check_tactics(tactics: str | None) -> None:
+    """``--policies A,B,…``: every name a tactic (or ``none`` alone), whatever the number of
+    variants (issue 21)."""
+    from caltrop.sim.across import check_policy_names
+
+    if tactics is None:
+        return
+    names = [t.strip() for t in tactics.split(",")]
+    if names == ["none"]:
+        return
+    if any(not name for name in names):
+        raise CaltropError(f"--policies {tactics[:60]!r}: an empty name between commas")
+    if "none" in names:
+        raise CaltropError("--policies none stands alone (no comparison across tactics)")
+    check_policy_names(names)
 
 
 #: With --fast (either kind) the engine's tactics play this many encounters per variant at most.
@@ -690,6 +710,7 @@ def sweep(
     if fast:
         _refuse_with_fast(dask=dask, engine=engine, exact=False)
     _check_workers(workers)
+    _check_report(report)
     definition, from_file = _load(encounter)
     if engine == "compiled":
         _check_compiled_policies(from_file, policy)
@@ -860,6 +881,25 @@ def _run_fast(
         fail(f"{exc} (--fast cannot play it; drop --fast to use the reference engine)")
 
 
+def _check_report(report: Path | None) -> None:
+    """``--report DIR`` names a folder, made if missing: what is there instead (a file, a
+    device, a looping link), or a file where a folder above it should be, is refused before the
+    run, in words (issue 21: ``--report /dev/null`` said "[Errno 17] File exists")."""
+    if report is None:
+        return
+    there = report  # the nearest path that exists: the report's folder, or one it is made in
+    while not os.path.lexists(there) and there.parent != there:
+        there = there.parent
+    if there.is_dir():
+        return
+    why = path_problem(there) or "is a file"
+    where = "" if there == report else f" ({there} {why})"
+    fail(
+        f"--report {report}: {why if there == report else 'cannot be made'}{where}; --report "
+        "names a folder to write the report in (made if missing)"
+    )
+
+
 def _emit(
     summary: dict[str, Any],
     *,
@@ -881,7 +921,11 @@ def _emit(
         try:
             written = write(summary, report)
         except OSError as exc:
-            fail(f"cannot write the report to {report}: {exc}")
+            why = exc.strerror or str(exc)
+            where = (
+                f" ({exc.filename})" if exc.filename and str(exc.filename) != str(report) else ""
+            )
+            fail(f"cannot write the report to {report}: {why[:1].lower()}{why[1:]}{where}")
         console = Console(stderr=True) if as_json else out()
         console.print(f"report written to {written[-1]}", style="dim", soft_wrap=True)
 

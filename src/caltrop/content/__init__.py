@@ -40,7 +40,7 @@ from caltrop.content.loader import (
 )
 from caltrop.content.problems import ContentFileError, Problem
 from caltrop.content.resolve import resolve_creature
-from caltrop.content.schema import RESERVED_WORDS, Document
+from caltrop.content.schema import Document
 from caltrop.content.serialize import (
     ENCOUNTER_FORMAT,
     action_to_dict,
@@ -53,6 +53,7 @@ from caltrop.content.serialize import (
     ruleset_to_dict,
     weapon_to_dict,
 )
+from caltrop.core.ids import RESERVED_WORDS  # the one id rule's (issue 21)
 
 __all__ = [
     "BUNDLED_PREFIX",

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from caltrop.core.ids import MAX_ID
+
 # -- the file -----------------------------------------------------------------------------------
 
 #: A content file's size in bytes (refused from its size, before it is read or parsed).
@@ -35,8 +37,9 @@ MAX_RESERVES: Final = MAX_INCLUDES + MAX_PARTICIPANTS
 MAX_PER_CREATURE: Final = 100
 #: Entries of an action or weapon library file.
 MAX_LIBRARY: Final = 1000
-#: Characters of an id, an action, weapon, Aspect or stat name (one word).
-MAX_WORD: Final = 40
+#: Characters of an id, an action, weapon, Aspect or stat name (one word); an id's is the id
+#: rule's own (:data:`caltrop.core.ids.MAX_ID`, the same 40).
+MAX_WORD: Final = MAX_ID
 #: Characters of a display name (a creature's, an encounter's).
 MAX_NAME: Final = 100
 #: Characters of a file reference (``include:``, ``creature:``, ``ruleset:``).

@@ -37,6 +37,7 @@ from caltrop.content.bundled import (
 )
 from caltrop.content.catalogue import unknown_bundled
 from caltrop.content.limits import range_text, within
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.content.problems import (
     ContentFileError,
     Loc,
@@ -317,9 +318,11 @@ class _Loader:
             )
             return None
         if not target.exists():
-            self.problems.append(
-                doc.at(loc, f"no such file {reference!r} (looked for {target.name})")
+            why = path_problem(target.path) if isinstance(target, PathSource) else None
+            said = (
+                f"no such file {reference!r}" if why in (None, MISSING) else f"{reference!r} {why}"
             )
+            self.problems.append(doc.at(loc, f"{said} (looked for {target.name})"))
             return None
         other = self.try_document(target)
         if other is None:

@@ -25,8 +25,13 @@ directory, which is fsynced, renamed over the log, and the directory fsynced; a 
 the temporary file and leaves the old log as it was. A new log gets the user's umask (``0o666 &
 ~umask``); a replaced one keeps its mode. It refuses a device, FIFO or directory at the path, a
 symbolic link (it would replace the link, or write where the link points: neither is what was
-asked), and an existing file that is not a log of *this* game (a different first ``begin``
-event, or not a log at all) unless ``replace_game=True``.
+asked), and — unless ``replace_game=True`` — an existing file the save would lose something of
+(:func:`replace_refusal`, the one rule of every save, issue 21): another game, a longer or
+different log of this game (``play --log FILE`` started again, an older copy resumed over a
+newer one), or a file that is not a log. The refusal says how many commands the file holds and
+names the option that replaces it anyway (``override``: ``--force``, ``save FILE --replace``).
+A temporary file left by a writer killed mid-save (``.FILE.1a2b3c4d.tmp``) is removed by
+:func:`remove_stale_temporaries`, which ``caltrop play`` calls before its first save.
 
 Usage (for ``caltrop play`` / ``replay`` and the session's ``save``)::
 
@@ -42,9 +47,9 @@ Usage (for ``caltrop play`` / ``replay`` and the session's ``save``)::
     encounter = Encounter.replay(definition, events)
 
     try:  # after every command; replace_game=True only when the user said so (or --resume)
-        write_log(path, encounter.log_lines(), replace_game=False)
+        write_log(path, encounter.log_lines(), replace_game=False, override="--force")
     except LogFileError as exc:
-        ...  # "FILE holds another game …; resume it with --resume FILE" — keep playing
+        ...  # "FILE: holds another game (…; 5 commands); resume it with --resume FILE, …"
 
 Both raise only :class:`LogFileError` (a :class:`~caltrop.errors.CaltropError`); an ``OSError``
 is turned into one that names the file and the reason.
@@ -58,10 +63,12 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+from caltrop.content.paths import KINDS as _KINDS
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.errors import CaltropError
 
 #: The largest log read or written: ~100,000 commands of a long session, with room to spare.
@@ -75,13 +82,6 @@ CUT_LINE_WARNING: Final = "dropped the last line: cut off mid-write"
 
 _UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
-_KINDS: Final = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
 
 
 class LogFileError(CaltropError, ValueError):
@@ -142,8 +142,9 @@ def _looks_utf16(data: bytes) -> bool:
 def _read_bounded(path: Path) -> bytes:
     """The bytes of a regular file of at most MAX_LOG_BYTES, opened so that nothing blocks."""
     info = _stat(path, follow=True)
-    if info is None:
-        _refuse(path, "does not exist")
+    if info is None:  # a link to nothing says so (issue 21: one wording, content.paths)
+        why = path_problem(path)
+        _refuse(path, "does not exist" if why in (None, MISSING) else why)
     _require_regular(path, info)
     _require_size(path, info.st_size)
     try:
@@ -277,7 +278,8 @@ def _check_begin(first: dict[str, Any]) -> None:
         raise LogFileError("line 1: a log starts with its 'begin' event")
     seed = first.get("seed")
     if type(seed) is not int:
-        raise LogFileError(f"line 1: the seed is a whole number, not {_json_kind(seed)}")
+        shown = repr(seed) if isinstance(seed, float) else _json_kind(seed)  # "not 5.0" (issue 21)
+        raise LogFileError(f"line 1: the seed is a whole number, not {shown}")
     if seed < 0:
         raise LogFileError(f"line 1: the seed is at least 0, not {seed}")
     fmt = first.get("format")
@@ -288,12 +290,16 @@ def _check_begin(first: dict[str, Any]) -> None:
 # -- writing ------------------------------------------------------------------------------------
 
 
-def write_log(path: Path, lines: Sequence[str], *, replace_game: bool) -> None:
+def write_log(
+    path: Path, lines: Sequence[str], *, replace_game: bool, override: str = "--force"
+) -> None:
     """Write ``lines`` (JSON lines, the first a ``begin`` event) to ``path`` atomically and
     durably, refusing what would lose data (see the module docstring).
 
-    ``replace_game=True`` allows overwriting a file that holds another game (or is not a log):
-    pass it only when the user has said so.
+    ``replace_game=True`` allows overwriting any regular file (another game, a longer log of
+    this one, a file that is not a log): pass it only when the user has said so. Without it the
+    file must be one :func:`replace_refusal` allows; ``override`` names how the user says so
+    (``--force``, ``save FILE --replace``) in the refusal.
     """
     path = Path(path)
     if "\x00" in str(path):
@@ -306,9 +312,79 @@ def write_log(path: Path, lines: Sequence[str], *, replace_game: bool) -> None:
             _refuse(path, f"is a symbolic link (to {_link_target(path)}); name the file itself")
         _require_regular(path, existing)
         if not replace_game:
-            _require_same_game(path, lines[0])
+            why = replace_refusal(path, _events_of(lines), _file_events(path))
+            if why is not None:
+                _refuse(path, f"{why}; to replace it anyway: {override}")
         mode = stat.S_IMODE(existing.st_mode)
     _replace_atomically(path, payload, mode)
+
+
+def replace_refusal(
+    path: Path, ours: Sequence[Mapping[str, Any]], theirs: Sequence[Mapping[str, Any]] | None
+) -> str | None:
+    """Why the log ``ours`` may not replace the file at ``path`` holding ``theirs`` (its whole
+    events; None: not a log), or None when it may — the one rule of every save (issue 21).
+
+    A save may replace an empty file, or a log of the same game whose events are a prefix of
+    ``ours``: the same ``begin`` event, then the same events, no more of them. A game's log only
+    grows (an undo is itself an event), so a save of the game being played always may; what it
+    refuses is a file that holds something the save would lose: another game, a later (longer)
+    copy of this one, or a file that is not a log at all.
+    """
+    if theirs is None:
+        return "exists and is not a Caltrop log; refusing to overwrite it"
+    if not theirs:
+        return None  # an empty file: nothing to lose
+    held = _commands_text(theirs)
+    if theirs[0] != ours[0]:
+        first = theirs[0]
+        game = f"{str(first.get('encounter', '?'))[:60]}, seed {first.get('seed', '?')}"
+        return (
+            f"holds another game ({game}; {held}); resume it with --resume {path}, "
+            "or save to another file"
+        )
+    if len(theirs) > len(ours) or any(a != b for a, b in zip(theirs, ours, strict=False)):
+        later = len(theirs) > len(ours) and all(a == b for a, b in zip(theirs, ours, strict=False))
+        how = "a later copy of this game" if later else "this game with other commands"
+        return (
+            f"holds {how} ({held}; this one has {_commands_text(ours)}) that this save would "
+            f"lose; resume it with --resume {path}, or save to another file"
+        )
+    return None
+
+
+def _commands_text(events: Sequence[Mapping[str, Any]]) -> str:
+    n = sum(1 for e in events if e.get("event") == "command")
+    return f"{n:,} command" + ("" if n == 1 else "s")
+
+
+def _events_of(lines: Sequence[str]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    for line in lines:
+        value = json.loads(line)
+        events.append(value if isinstance(value, dict) else {"value": value})
+    return events
+
+
+def _file_events(path: Path) -> list[dict[str, Any]] | None:
+    """The whole events of the file at ``path`` ([] for an empty one), or None if it is not a
+    log (read as :func:`read_log_events` reads it: a cut last line is not an event)."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        _refuse(path, _reason(exc))
+    if info.st_size == 0:
+        return []
+    try:
+        events, _ = read_log_events(path)
+    except LogFileError:
+        try:
+            with open(path, "rb") as handle:
+                blank = not handle.read(4096).strip()
+        except OSError as exc:
+            _refuse(path, _reason(exc))
+        return [] if blank and info.st_size <= 4096 else None
+    return events
 
 
 def _payload(path: Path, lines: Sequence[str]) -> bytes:
@@ -322,28 +398,33 @@ def _payload(path: Path, lines: Sequence[str]) -> bytes:
     return payload
 
 
-def _require_same_game(path: Path, new_first: str) -> None:
-    """Refuse unless the file at ``path`` is empty or a log whose first event is ``new_first``."""
+def _temporary_name(path: Path) -> Path:
+    return path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+
+
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Remove the temporary files a writer of ``path`` killed mid-save left beside it (regular
+    files named as :func:`write_log` names them, ``.FILE.1a2b3c4d.tmp``); return those removed.
+
+    A save's temporary file lives for one write; one still there when a session starts is what a
+    SIGKILL left (issue 21). Nothing else is touched: not a link, not another file's.
+    """
+    path = Path(path)
+    pattern = re.compile(re.escape(f".{path.name}.") + r"[0-9a-f]{8}\.tmp")
+    removed: list[Path] = []
     try:
-        with open(path, "rb") as handle:
-            head = handle.readline(MAX_LOG_BYTES + 1)
-    except OSError as exc:
-        _refuse(path, _reason(exc))
-    if not head.strip():
-        return  # an empty file: nothing to lose
-    try:
-        theirs = json.loads(head.decode("utf-8"))
-        ours = json.loads(new_first)
-    except (ValueError, RecursionError):
-        theirs, ours = None, ()
-    if not isinstance(theirs, dict) or theirs.get("event") != "begin":
-        _refuse(path, "exists and is not a Caltrop log; refusing to overwrite it")
-    if theirs != ours:
-        game = f"{str(theirs.get('encounter', '?'))[:60]}, seed {theirs.get('seed', '?')}"
-        _refuse(
-            path,
-            f"holds another game ({game}); resume it with --resume {path}, or save to another file",
-        )
+        names = os.listdir(path.parent if str(path.parent) else ".")
+    except OSError:
+        return removed
+    for name in names:
+        if not pattern.fullmatch(name):
+            continue
+        candidate = path.parent / name
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.lstat(candidate).st_mode):
+                os.unlink(candidate)
+                removed.append(candidate)
+    return removed
 
 
 def _replace_atomically(path: Path, payload: bytes, mode: int | None) -> None:
@@ -352,7 +433,7 @@ def _replace_atomically(path: Path, payload: bytes, mode: int | None) -> None:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         _refuse(directory, _reason(exc))
-    tmp = directory / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    tmp = _temporary_name(path)
     try:
         # 0o666 and O_EXCL: the kernel applies the user's umask, as for any new file
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
@@ -404,7 +485,7 @@ def _stat(path: Path, *, follow: bool) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
-        _refuse(path, _reason(exc))
+        _refuse(path, (path_problem(path) if follow else None) or _reason(exc))
 
 
 def _link_target(path: Path) -> str:

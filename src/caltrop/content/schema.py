@@ -30,30 +30,21 @@ from pydantic import (
 from caltrop.content import limits
 from caltrop.content.limits import range_text, within
 from caltrop.core.codec import describe
+from caltrop.core.ids import id_problem, reserved_word_problem
 from caltrop.dice import parse as parse_dice
 from caltrop.errors import DiceLimitError, DiceSyntaxError
 
-#: Words of the command notation (:mod:`caltrop.core.commands`): no creature id or action name
-#: may be one of them, or ``aria: end`` and ``strike with`` would be ambiguous.
-RESERVED_WORDS: frozenset[str] = frozenset(
-    {"with", "dc", "pass", "end", "roll", "total", "gm", "call"}
-)
-
 #: One word as the command notation reads it (same pattern as :mod:`caltrop.core.commands`).
 WORD_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.'-]*$")
-#: A creature id: one lowercase word of letters, digits and hyphens (``goblin-2``).
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 #: The kinds of document, in the order the docs list them.
 DOCUMENT_KINDS: tuple[str, ...] = ("ruleset", "weapons", "actions", "creature", "encounter")
 
 
 def _reserved(value: str, what: str) -> str:
-    if value.lower() in RESERVED_WORDS:
-        words = ", ".join(sorted(RESERVED_WORDS))
-        raise ValueError(
-            f"{value!r} is a reserved word of the command notation ({words}); choose another {what}"
-        )
+    problem = reserved_word_problem(value, what)
+    if problem is not None:
+        raise ValueError(problem)
     return value
 
 
@@ -68,15 +59,11 @@ def _word(value: str) -> str:
 
 
 def _creature_id(value: str) -> str:
-    if len(value) > limits.MAX_WORD:
-        raise ValueError(
-            f"expected an id of at most {limits.MAX_WORD} characters, got {len(value):,}"
-        )
-    if not ID_PATTERN.match(value):
-        raise ValueError(
-            f"expected one lowercase word of a-z, 0-9 and '-' (like goblin-2), got {value!r}"
-        )
-    return _reserved(value, "id")
+    """The one id rule (:func:`caltrop.core.ids.id_problem`, issue 21)."""
+    problem = id_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
 
 
 def _action_name(value: str) -> str:

@@ -80,6 +80,10 @@ def encounter_from_dict(data: Mapping[str, Any]) -> EncounterDef:
     return encounter
 
 
+#: The fields of a log's header: the encounter's definition, nothing else.
+_HEADER_KEYS: frozenset[str] = frozenset({"definition"})
+
+
 def log_definition(events: Sequence[Mapping[str, Any]]) -> EncounterDef:
     """The encounter a log replays: its first event's ``header.definition``, checked as
     :func:`encounter_from_dict` does, and the creature of every ``gm: add`` event (R48) checked
@@ -90,7 +94,19 @@ def log_definition(events: Sequence[Mapping[str, Any]]) -> EncounterDef:
     header = events[0].get("header")
     if not isinstance(header, Mapping) or not isinstance(header.get("definition"), Mapping):
         raise ContentError("log event 1: the 'begin' event carries no encounter definition")
+    unknown = sorted(str(k)[:40] for k in header if k not in _HEADER_KEYS)
+    if unknown:  # strict, as every other field of a log (issue 21)
+        raise ContentError(
+            f"log event 1: the header has no field {unknown[0]!r}; it has: "
+            + ", ".join(sorted(_HEADER_KEYS))
+        )
     definition = encounter_from_dict(header["definition"])
+    named = events[0].get("encounter")
+    if named != definition.name:  # a renamed or edited 'encounter' field (issue 21)
+        said = "names no encounter" if named is None else f"names {str(named)[:60]!r}"
+        raise ContentError(
+            f"log event 1: the 'begin' event {said}, but its definition is {definition.name[:60]!r}"
+        )
     for number, event in enumerate(events[1:], start=2):
         creature = event.get("creature") if isinstance(event, Mapping) else None
         if isinstance(creature, Mapping):

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-import yaml
-
-from caltrop.content.schema import ID_PATTERN, RESERVED_WORDS
+from caltrop.content.yamlfile import parse_text
+from caltrop.core.ids import ID_PATTERN, id_problem
+from caltrop.errors import CaltropError
 
 #: Where a template points its reader (both paths are in the Caltrop repository).
 FORMAT_DOC = "src/caltrop/examples/README.md"
@@ -31,14 +31,14 @@ def template_id(name: str) -> str:
     """
     slug = re.sub(r"[\s_]+", "-", name.strip().lower())
     slug = re.sub(r"-{2,}", "-", slug).strip("-")
-    if not ID_PATTERN.match(slug):
+    if not ID_PATTERN.fullmatch(slug):
         raise ValueError(
-            f"cannot make an id from {name!r}: use letters a-z, digits, spaces and '-' "
+            f"cannot make an id from {name[:60]!r}: use letters a-z, digits, spaces and '-' "
             "(like cave-troll or 'Cave Troll')"
         )
-    if slug in RESERVED_WORDS:
-        words = ", ".join(sorted(RESERVED_WORDS))
-        raise ValueError(f"{slug!r} is a reserved word of the command notation ({words})")
+    problem = id_problem(slug)  # the one id rule (issue 21): length, reserved words
+    if problem is not None:
+        raise ValueError(f"cannot make an id from {name[:60]!r}: {problem}")
     return slug
 
 
@@ -52,9 +52,14 @@ def display_name(name: str) -> str:
 
 def _scalar(text: str) -> str:
     """``text`` as a YAML scalar that reads back as the same text (quoted only if needed)."""
-    try:
-        plain_ok = yaml.safe_load(text) == text and "#" not in text and ": " not in text
-    except yaml.YAMLError:
+    try:  # the content reader itself (issue 21: bounded, YAML 1.2 numbers), as the file is read
+        plain_ok = (
+            "\n" not in text
+            and "#" not in text
+            and ": " not in text
+            and parse_text(f"v: {text}\n", "name")[1] == {"v": text}
+        )
+    except CaltropError:
         plain_ok = False
     if plain_ok:
         return text

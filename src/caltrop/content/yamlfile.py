@@ -21,7 +21,9 @@ when the file is small, since those name the character found.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any, Final
@@ -29,18 +31,12 @@ from typing import Any, Final
 import yaml
 
 from caltrop.content import limits
+from caltrop.content.paths import KINDS as _KINDS
+from caltrop.content.paths import MISSING, path_problem
 from caltrop.content.problems import ContentFileError, Problem, node_line
 
 #: Syntax errors of files up to this size are worded by the Python parser (see the docstring).
 _REWORD_BYTES: Final = 256 * 1024
-
-_KINDS: Final = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
 
 
 class _RefusedError(Exception):
@@ -52,30 +48,151 @@ class _RefusedError(Exception):
         self.message = message
 
 
-def _bounded_int(loader: Any, node: yaml.ScalarNode) -> Any:
-    text = str(loader.construct_scalar(node))
+#: The numbers content writes: decimal, as YAML 1.2's core schema and YAML 1.1 both read them.
+_DECIMAL_INT: Final = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+_DECIMAL_FLOAT: Final = re.compile(r"[-+]?(\.[0-9]+|[0-9]+\.[0-9]*)([eE][-+]?[0-9]+)?")
+#: The booleans YAML 1.2 reads as booleans (YAML 1.1 also reads yes/no/on/off, 1.2 text).
+_BOOLEANS: Final = {"true": True, "True": True, "TRUE": True}
+_BOOLEANS.update({"false": False, "False": False, "FALSE": False})
+
+
+def _number_text(node: yaml.ScalarNode) -> str:
+    """The scalar as written, refused past MAX_INT_CHARS before anything converts it (Python
+    refuses an integer of 4,301 digits with a ValueError, and no content number needs 40)."""
+    text = str(node.value)
     if len(text) > limits.MAX_INT_CHARS:
         raise _RefusedError(
             node_line(node),
             f"a number written with {len(text):,} characters; numbers in content have at most "
             f"{limits.MAX_INT_CHARS} (a content limit)",
         )
-    return loader.construct_yaml_int(node)
+    return text
+
+
+def _quirk(node: yaml.ScalarNode, what: str, write: str) -> _RefusedError:
+    """A scalar YAML 1.1 (PyYAML) and YAML 1.2 read differently, or as a number no content
+    writes (issue 21): refused rather than guessed, saying how to write it."""
+    text = str(node.value)
+    return _RefusedError(
+        node_line(node),
+        f"{text!r} is {what}; content numbers are plain decimals: write {write}, or put "
+        f'"{text}" in quotes if it is text',
+    )
+
+
+def _int_quirk(text: str) -> tuple[str, str] | None:
+    """What a YAML 1.1 integer that is not a plain decimal is, and how to write it."""
+    digits = text.lstrip("+-")
+    sign = "-" if text.startswith("-") else ""
+    plain = digits.replace("_", "")
+    if ":" in digits:
+        return "a base-60 number in YAML 1.1 (1:20 is 80) and text in YAML 1.2", "its value"
+    if "_" in digits:
+        return "a number with '_' in it (YAML 1.1 reads 2_0 as 20)", f"{sign}{plain}"
+    if plain[:2] in ("0x", "0X"):
+        return "hexadecimal", str(int(text.replace("_", ""), 16))
+    if plain[:2] in ("0b", "0B"):
+        return "binary (a YAML 1.1 form)", f"{sign}{int(plain[2:], 2)}"
+    if plain.startswith("0") and len(plain) > 1:
+        return (
+            "octal in YAML 1.1 and decimal in YAML 1.2 (a leading 0)",
+            f"{sign}{plain.lstrip('0')}",
+        )
+    return None
+
+
+def _strict_int(loader: Any, node: yaml.ScalarNode) -> int:
+    """An integer as YAML 1.2's core schema reads it; 1.1-only forms are refused (issue 21)."""
+    text = _number_text(node)
+    if not _DECIMAL_INT.fullmatch(text):
+        quirk = _int_quirk(text)
+        if quirk is not None:
+            raise _quirk(node, *quirk)
+        raise _quirk(node, "not a decimal integer", "the number in decimal")
+    return int(text)
+
+
+def _strict_float(loader: Any, node: yaml.ScalarNode) -> float:
+    """A finite decimal number; YAML 1.1's base-60 and '_' forms, .inf and .nan are refused."""
+    text = _number_text(node)
+    if ":" in text:
+        raise _quirk(node, "a base-60 number in YAML 1.1 and text in YAML 1.2", "its value")
+    if "_" in text:
+        raise _quirk(node, "a number with '_' in it (a YAML 1.1 form)", text.replace("_", ""))
+    if not _DECIMAL_FLOAT.fullmatch(text):
+        raise _quirk(node, "not a finite number (.inf and .nan are not content)", "a number")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _quirk(node, "too large a number", "a smaller number")
+    return value
+
+
+def _strict_bool(loader: Any, node: yaml.ScalarNode) -> bool:
+    """true or false; YAML 1.1's yes/no/on/off (text in YAML 1.2) are refused (issue 21)."""
+    text = str(node.value)
+    if text in _BOOLEANS:
+        return _BOOLEANS[text]
+    truth = "true" if text.lower() in ("yes", "on", "y") else "false"
+    raise _RefusedError(
+        node_line(node),
+        f"{text!r} is {truth} in YAML 1.1 and text in YAML 1.2: write {truth}, or put "
+        f'"{text}" in quotes if it is text',
+    )
+
+
+#: Numbers YAML 1.2's core schema reads that YAML 1.1 (PyYAML) reads as text: ``0o17``, ``1e3``,
+#: ``1.0e3``, ``+.5``. Resolved after PyYAML's own int and float, so only what those miss.
+_YAML12_NUMBER: Final = re.compile(  # anchored: a resolver's pattern is matched, not searched
+    r"^(?:[-+]?(0o[0-7]+|(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|\.(inf|Inf|INF))"
+    r"|\.(nan|NaN|NAN))$"
+)
+_YAML12_NUMBER_TAG: Final = "tag:caltrop,2026:yaml-1.2-number"
+
+
+def _yaml12_number(loader: Any, node: yaml.ScalarNode) -> Any:
+    """A scalar YAML 1.2 reads as a number and PyYAML (YAML 1.1) as text: refused, saying how
+    to write it, as the 1.1-only forms are (issue 21: one reading, whichever YAML a designer's
+    editor or other tools speak)."""
+    text = _number_text(node)
+    if "0o" in text:
+        value: float = int(text.replace("0o", ""), 8)
+    else:
+        value = float(text)
+    if not math.isfinite(value):
+        raise _quirk(node, "not a finite number (.inf and .nan are not content)", "a number")
+    plain = str(int(value)) if value == int(value) and abs(value) < 10**15 else repr(value)
+    raise _quirk(node, "a number in YAML 1.2 and text in YAML 1.1", plain)
+
+
+def _text(loader: Any, node: yaml.ScalarNode) -> str:
+    """A YAML 1.1 timestamp (``2026-12-04``) is text, as YAML 1.2's core schema reads it."""
+    return str(loader.construct_scalar(node))
+
+
+def _strict(loader_type: type[Any]) -> None:
+    """Numbers, booleans and timestamps read as YAML 1.2's core schema reads them, bounded
+    (issue 21): what the two YAMLs read differently is refused, or read as 1.2 reads it."""
+    loader_type.add_constructor("tag:yaml.org,2002:int", _strict_int)
+    loader_type.add_constructor("tag:yaml.org,2002:float", _strict_float)
+    loader_type.add_constructor("tag:yaml.org,2002:bool", _strict_bool)
+    loader_type.add_constructor("tag:yaml.org,2002:timestamp", _text)
+    loader_type.add_implicit_resolver(_YAML12_NUMBER_TAG, _YAML12_NUMBER, list("-+0123456789."))
+    loader_type.add_constructor(_YAML12_NUMBER_TAG, _yaml12_number)
 
 
 class _PythonLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, with integers bounded."""
+    """PyYAML's safe loader, with numbers and booleans strict and bounded."""
 
 
-_PythonLoader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
+_strict(_PythonLoader)
 
 _Loader: type[Any] = _PythonLoader
 if getattr(yaml, "__with_libyaml__", False):
 
     class _CLoader(yaml.CSafeLoader):
-        """libyaml's safe loader, with integers bounded."""
+        """libyaml's safe loader, with numbers and booleans strict and bounded."""
 
-    _CLoader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
+    _strict(_CLoader)
     _Loader = _CLoader
 
 
@@ -92,9 +209,11 @@ def read_file_text(path: Path, name: str) -> str:
     try:
         info = os.stat(path)
     except FileNotFoundError:
+        if os.path.islink(path):  # a link to nothing: say so, not "no such file"
+            raise refuse(path_problem(path) or MISSING) from None
         raise
     except (OSError, ValueError) as exc:
-        raise refuse(f"cannot read the file: {_reason(exc)}") from None
+        raise refuse(path_problem(path) or f"cannot read the file: {_reason(exc)}") from None
     _require_regular(info, refuse)
     _require_size(info.st_size, refuse)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -447,8 +447,15 @@ def check_roll_record(record: Any) -> None:
                 f"the roll record's {key!r} is not {kind.__name__}: {describe(value)}"
             )
     faces = record["faces"]
-    if len(faces) > MAX_FACES or not all(_is_int(f) for f in faces):
-        raise ContentError(f"the roll record's 'faces' are at most {MAX_FACES} whole numbers")
+    if len(faces) > MAX_FACES:
+        raise ContentError(
+            f"the roll record holds {len(faces):,} faces; at most {MAX_FACES} (the dice limit)"
+        )
+    for i, face in enumerate(faces, start=1):
+        if not _is_int(face):  # issue 21: say which face, and what it is
+            raise ContentError(
+                f"the roll record's face {i} is {describe(face)}; a face is a whole number"
+            )
 
 
 def _only(data: Mapping[str, Any], keys: frozenset[str], what: str) -> None:

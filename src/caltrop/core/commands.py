@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from caltrop.core.ids import id_problem
 from caltrop.core.model import CreatureDef
 from caltrop.core.pool import Advantage
 from caltrop.dice.faces import parse_faces
@@ -366,6 +367,15 @@ def _word(text: str, what: str, line: str) -> str:
     return text
 
 
+def _new_id(text: str, line: str) -> str:
+    """The id ``gm: add … as ID`` gives: the one id rule of content and logs (issue 21), so a
+    game can never take an id its log would be refused for."""
+    problem = id_problem(text)
+    if problem is not None:
+        raise InvalidActionError(f"{line[:80]!r}: not a creature id: {problem}")
+    return text
+
+
 def _int(text: str, what: str, line: str) -> int:
     if re.fullmatch(r"[+-]?[0-9]{1,7}", text):
         return int(text)
@@ -568,7 +578,7 @@ def _parse_add(tokens: list[str], line: str) -> AddCreature:
     rest = tokens[2:]
     while rest:
         if rest[0] == "as" and len(rest) >= 2 and as_id is None:
-            as_id, rest = _word(rest[1], "a creature id", line), rest[2:]
+            as_id, rest = _new_id(rest[1], line), rest[2:]
         elif rest[0] == "after" and len(rest) >= 2 and after is None and not by_initiative:
             after, rest = _word(rest[1], "a creature id", line), rest[2:]
         elif rest[:2] == ["by", "initiative"] and after is None and not by_initiative:

@@ -29,6 +29,7 @@ from caltrop.core.commands import (
     SetFact,
     SetStat,
 )
+from caltrop.core.ids import id_problem
 from caltrop.core.model import PRONE, CreatureDef, Initiative
 from caltrop.economy.base import Actions, Table
 from caltrop.economy.outcome import Outcome
@@ -347,6 +348,9 @@ def plan_add(enc: Machine, command: AddCreature) -> AddPlan:
     if command.as_id is not None and command.as_id in taken:
         raise IllegalActionError(f"there is already a creature {command.as_id!r}")
     new_id = command.as_id or _free_id(taken, creature.id)
+    problem = id_problem(new_id)  # goblin-2 of a 40-character id is 42: the one rule (issue 21)
+    if problem is not None:
+        raise IllegalActionError(f"cannot add {creature.id!r} as {new_id!r}: {problem}")
     name = creature.name
     number = new_id.removeprefix(f"{creature.id}-")
     if new_id != creature.id and number.isdecimal() and number.isascii():

@@ -147,15 +147,22 @@ def _known(name: str) -> bool:
     return True
 
 
+def check_policy_names(names: Sequence[str]) -> None:
+    """Refuse a name of ``--policies`` that is no tactic (UnknownPolicyError naming the known
+    ones): checked before any run, with one variant too (issue 21: ``--policies nope`` was
+    ignored when there was nothing to compare)."""
+    for name in names:
+        if name != FAST:
+            policy_entry(name)
+
+
 def playable_policies(
     definition: EncounterDef, variants: Sequence[Variant], wanted: Sequence[str] | None = None
 ) -> list[str]:
     """The policies to compare under: ``wanted`` (checked: an unknown name fails) or every
     default one registered, less the fast path where it cannot play the encounter."""
     if wanted:
-        for name in wanted:
-            if name != FAST:
-                policy_entry(name)  # UnknownPolicyError naming the known ones
+        check_policy_names(wanted)
         names = list(dict.fromkeys(wanted))
     else:
         names = [p for p in DEFAULT_POLICIES if _known(p)]

@@ -93,8 +93,11 @@ def parse_override(text: str) -> Override:
 def parse_variant(text: str) -> Variant:
     """``"load_reset=round,revision=legacy"`` → a :class:`Variant` named by its text.
 
-    ``NAME:KEY=VALUE,…`` gives it another name; ``baseline`` (or an empty text) is the encounter
-    as written."""
+    ``NAME:KEY=VALUE,…`` gives it another name; ``baseline`` (or ``NAME:baseline``) is the
+    encounter as written. A text that says nothing — empty, only commas, ``NAME:`` with nothing
+    after, an empty item between commas — is refused (issue 21): it was read as the baseline,
+    so a typo compared the encounter with itself."""
+    given = text
     text = text.strip()
     name = text
     head, colon, rest = text.partition(":")
@@ -102,9 +105,21 @@ def parse_variant(text: str) -> Variant:
         name, text = head.strip(), rest.strip()
         if not name.isprintable() or len(name) > 80:
             raise OverrideError(f"{_short(name, 80)!r}: a variant's name is printable text")
-    if text in ("", "baseline"):
+        if not name:
+            raise OverrideError(f"{_short(given, 80)!r}: a variant's name comes before ':'")
+    if text == "baseline":
         return Variant(name or "baseline")
-    return Variant(name, tuple(parse_override(part) for part in text.split(",") if part.strip()))
+    if not text:
+        raise OverrideError(
+            f"{_short(given, 80)!r}: an empty variant; write KEY=VALUE,… (load_reset=round), "
+            "NAME:KEY=VALUE,… or 'baseline'"
+        )
+    parts = text.split(",")
+    if any(not part.strip() for part in parts):
+        raise OverrideError(
+            f"{_short(given, 80)!r}: an empty item between commas; write KEY=VALUE,KEY=VALUE"
+        )
+    return Variant(name, tuple(parse_override(part) for part in parts))
 
 
 #: The largest integer an override sets (and a sweep's range reaches), either sign.

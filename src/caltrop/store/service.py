@@ -39,6 +39,7 @@ from caltrop.content import (
 from caltrop.content.catalogue import bundled_catalogue_entry
 from caltrop.content.limits import MAX_FILE_BYTES
 from caltrop.content.logfile import MAX_LOG_BYTES, read_log_events
+from caltrop.content.serialize import log_definition
 from caltrop.core.commands import GM, AddCreature, Command, parse_command
 from caltrop.core.model import EncounterDef, Side
 from caltrop.economy.outcome import outcome_json
@@ -237,8 +238,8 @@ class Tables:
         header = events[0].get("header")
         if not isinstance(header, dict) or not isinstance(header.get("definition"), dict):
             raise RefusalError(422, "line 1: the 'begin' event must carry the encounter")
-        try:
-            definition = encounter_from_dict(header["definition"])
+        try:  # the log reader's own checks: the header, each gm: add creature (issue 21)
+            definition = log_definition(events)
             engine = Encounter.replay(definition, events)
         except CaltropError as exc:
             raise RefusalError(422, f"this log does not replay: {exc}") from None

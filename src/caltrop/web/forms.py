@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Final
 
+from caltrop.core.ids import id_problem
 from caltrop.errors import CaltropError
-
-_ID: Final = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
 
 
 class FormError(CaltropError):
@@ -31,9 +29,13 @@ def _field(fields: Mapping[str, Sequence[str]], name: str, *, required: bool = T
 
 
 def _ident(fields: Mapping[str, Sequence[str]], name: str) -> str:
+    """A creature id field (a target, the creature to add, the id it is given): the one id
+    rule of content, commands and logs (:func:`caltrop.core.ids.id_problem`, issue 21), so the
+    form says why in the rule's words before the engine sees the command."""
     value = _field(fields, name)
-    if not _ID.match(value):
-        raise FormError(f"{name}: {value!r} is not a creature id (letters, digits, '-')")
+    problem = id_problem(value)
+    if problem is not None:
+        raise FormError(f"{name.replace('_', ' ')} is not a creature id: {problem}")
     return value
 
 
