@@ -34,6 +34,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from caltrop.cli.common import err, fail, out, print_json
+from caltrop.cli.sim_interrupt import ProgressLines, expect, reached, stops_cleanly
 from caltrop.content import encounter_policies, load_encounter
 from caltrop.core.model import EncounterDef
 from caltrop.errors import CaltropError
@@ -171,7 +172,12 @@ def _policies(given: Sequence[str] | None) -> dict[str, str]:
 
 @contextmanager
 def _progress(total: int, what: str, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar on a terminal; on a pipe or file, one line on stderr now and then
+    (:class:`caltrop.cli.sim_interrupt.ProgressLines`: never blind, issue 25 item 4)."""
     console = Console(stderr=True)
+    if not quiet and not console.is_terminal:
+        yield ProgressLines(total, what, console.file)
+        return
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -269,6 +275,7 @@ def _os_reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
+@stops_cleanly
 def sim(
     encounter: EncounterArg,
     variant: VariantOpt = None,
@@ -319,6 +326,7 @@ def sim(
     run_seed = _seed(seed)
     try:
         variants = [parse_variant(v) for v in (variant or ["baseline"])]
+        expect(lambda cut: _named_engine(summarise(cut)), _print_sim, as_json=as_json)
         with _dask_client(dask) as cluster:
             result = _run(
                 definition,
@@ -338,6 +346,7 @@ def sim(
             from caltrop.sim.across import fast_tactic
 
             summary["fast_tactic"] = fast_tactic(definition)
+        reached(summary, "the comparison under each tactic")
         if len(variants) > 1 and (tactics or "").strip() != "none":
             summary["across_tactics"] = _across(
                 definition,
@@ -352,6 +361,7 @@ def sim(
                 capped=summary["engine"] != "reference",
             )
         refused: CaltropError | None = None
+        reached(summary, "the exact solve")
         if exact:
             try:
                 _add_exact(
@@ -640,6 +650,7 @@ def _print_sim(summary: dict[str, Any]) -> None:
         )
 
 
+@stops_cleanly
 def sweep(
     encounter: EncounterArg,
     param: Annotated[
@@ -702,6 +713,13 @@ def sweep(
         variants = [
             Variant(f"{key}={value}", (*base, parse_override(f"{key}={value}"))) for value in values
         ]
+        expect(
+            lambda cut: _named_engine(
+                {**sweep_summary(cut, key, values, side=side, target=target), **cut.extra}
+            ),
+            _print_sweep,
+            as_json=as_json,
+        )
         with _dask_client(dask) as cluster:
             result = _run(
                 definition,
