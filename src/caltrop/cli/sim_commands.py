@@ -313,7 +313,7 @@ def sim(
 ) -> None:
     """Play an encounter N times under each rule variant, on paired seeds, and compare them."""
     from caltrop.sim.overrides import parse_variant
-    from caltrop.sim.summary import summarise
+    from caltrop.sim.summary import exact_differences, summarise
 
     engine = _engine(fast, policy)
     if fast:
@@ -369,6 +369,8 @@ def sim(
                 )
             except CaltropError as exc:
                 refused = exc  # issue 10: the sampled results are kept and shown all the same
+            else:
+                exact_differences(summary)  # issue 25 item 1: b − a, exactly, beside its interval
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sim, report=report, kind="sim")
@@ -523,7 +525,6 @@ def _named_engine(summary: dict[str, Any]) -> dict[str, Any]:
 
 def _print_across(console: Console, across: Mapping[str, Any]) -> None:
     from caltrop.sim.across import ACROSS_SEARCH_N, ACROSS_SEARCH_SECONDS, SEARCH
-    from caltrop.sim.report import diff_text
 
     table = Table(
         title="The same comparison under each tactic: PC win rate, b − a (paired, 95%)",
@@ -539,7 +540,9 @@ def _print_across(console: Console, across: Mapping[str, Any]) -> None:
         if not mine:
             continue
         n = next(iter(mine.values()))["n"]
-        table.add_row(policy, f"{n:,}", *(diff_text(mine[p]) if p in mine else "" for p in pairs))
+        table.add_row(
+            policy, f"{n:,}", *(_across_cell(mine[p]) if p in mine else "" for p in pairs)
+        )
     console.print(table)
     if "fast_tactic" in across:
         console.print(f"fast = the fast path's tactic: {across['fast_tactic']}", style="dim")
@@ -556,6 +559,15 @@ def _print_across(console: Console, across: Mapping[str, Any]) -> None:
     for v in across["verdicts"]:
         style = "bold yellow" if v["kind"] in ("sign", "significance") else None
         console.print(v["text"][0].upper() + v["text"][1:] + ".", style=style, soft_wrap=True)
+
+
+def _across_cell(row: Mapping[str, Any]) -> str:
+    """One cell of the comparison under each tactic: the sampled difference, and the exact one
+    beside it where ``--exact`` solved that tactic (issue 25 item 1)."""
+    from caltrop.sim.report import diff_text, exact_diff_text
+
+    exact = exact_diff_text(row)
+    return diff_text(row) + (f"; exact {exact}" if exact else "")
 
 
 def _exact_line(name: str, exact: dict[str, Any]) -> str:
@@ -585,7 +597,7 @@ def _console() -> Console:
 
 
 def _print_sim(summary: dict[str, Any]) -> None:
-    from caltrop.sim.report import diff_text, side_cells
+    from caltrop.sim.report import diff_text, exact_diff_text, side_cells
 
     console = _console()
     console.print(
@@ -633,11 +645,13 @@ def _print_sim(summary: dict[str, Any]) -> None:
     console.print(side_table)
     if summary["differences"]:
         diffs = Table(title="Paired differences, b − a (95%)", title_justify="left")
-        for c in ("a", "b", "measure", "difference"):
-            diffs.add_column(c, justify="left" if c != "difference" else "right")
+        with_exact = any("exact" in d for d in summary["differences"])
+        for c in ("a", "b", "measure", "difference", *(["exact"] if with_exact else [])):
+            diffs.add_column(c, justify="left" if c in ("a", "b", "measure") else "right")
         for d in summary["differences"]:
             measure = f"{d['side']} win rate" if d["measure"] == "win_rate" else "mean rounds"
-            diffs.add_row(d["a"], d["b"], measure, diff_text(d))
+            cells = [d["a"], d["b"], measure, diff_text(d)]
+            diffs.add_row(*cells, *([exact_diff_text(d)] if with_exact else []))
         console.print(diffs)
     if "across_tactics" in summary:
         _print_across(console, summary["across_tactics"])

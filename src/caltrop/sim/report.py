@@ -49,9 +49,32 @@ def side_cells(variant: Mapping[str, Any], side: str) -> list[str]:
 
 
 def diff_text(d: Mapping[str, Any]) -> str:
+    """A paired difference in words: where no pair differs, "identical in every pair" with
+    Newcombe's interval (win rates) — never a bare [0, 0], which reads as certainty (issue 25
+    item 3)."""
     if d["measure"] == "win_rate":
-        return f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]"
+        iv = f"[{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]"
+        if d.get("identical"):
+            return f"identical in every pair, Newcombe 95% {iv} pp"
+        return f"{100 * d['diff']:+.1f} pp {iv}"
+    if d.get("identical"):
+        return "identical in every pair"
     return f"{d['diff']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}]"
+
+
+def exact_diff_text(d: Mapping[str, Any]) -> str:
+    """The exact difference of a win-rate row (``--exact``): pp and the fraction."""
+    e = d.get("exact")
+    if not e:
+        return ""
+    fraction = e["fraction"]
+    if len(fraction) > EXACT_FRACTION_CHARS:  # no round cap: denominators of hundreds of digits
+        fraction = f"{len(fraction) - 1}-digit fraction: --json"
+    return f"{100 * e['diff']:+.3f} pp ({fraction})"
+
+
+#: An exact difference's fraction is printed in tables up to this long (else only in --json).
+EXACT_FRACTION_CHARS = 24
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -89,6 +112,7 @@ def difference_figure(summary: Mapping[str, Any]) -> Figure:
     y = 0.0
     ys: list[float] = []
     colours = [_POLICY_COLOURS[k % len(_POLICY_COLOURS)] for k in range(len(policies))]
+    exact_shown = False
     for a, b in pairs:
         for r in (r for r in rows if (r["a"], r["b"]) == (a, b)):
             k = policies.index(r["policy"])
@@ -100,11 +124,24 @@ def difference_figure(summary: Mapping[str, Any]) -> Figure:
                 color=colours[k],
                 capsize=4,
             )
+            if "exact" in r:  # issue 25 item 1: the exact difference beside its interval
+                ax.plot(
+                    100 * r["exact"]["diff"],
+                    y,
+                    "D",
+                    color="#000000",
+                    markerfacecolor="none",
+                    markersize=8,
+                    label="exact" if not exact_shown else None,
+                )
+                exact_shown = True
             ys.append(y)
             labels.append(f"{b}  ·  {r['policy']}" if len(pairs) > 1 else r["policy"])
             y += 1
         y += 0.6
     ax.axvline(0, color="#333333", linewidth=1)
+    if exact_shown:
+        ax.legend(loc="best", fontsize=8)
     ax.set_yticks(ys, labels)
     ax.invert_yaxis()
     ax.set_xlabel("PC win rate, b − a (percentage points), paired 95% interval")
@@ -259,14 +296,16 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
     lines += _table(header, rows)
     if summary["differences"]:
         lines += ["## Paired differences (b − a)", "", summary.get("difference_method", ""), ""]
+        with_exact = any("exact" in d for d in summary["differences"])
         lines += _table(
-            ["a", "b", "measure", "difference (95%)"],
+            ["a", "b", "measure", "difference (95%)", *(["exact"] if with_exact else [])],
             [
                 [
                     d["a"],
                     d["b"],
                     f"{d['side']} win rate" if d["measure"] == "win_rate" else "mean rounds",
                     diff_text(d),
+                    *([exact_diff_text(d)] if with_exact else []),
                 ]
                 for d in summary["differences"]
             ],
@@ -274,9 +313,20 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
     across = summary.get("across_tactics")
     if across and across["rows"]:
         lines += ["## The same comparison under each tactic (PC win rate, b − a, paired 95%)", ""]
+        exact_col = any("exact" in r for r in across["rows"])
         lines += _table(
-            ["tactic (both sides)", "n", "a", "b", "difference (95%)"],
-            [[r["policy"], f"{r['n']:,}", r["a"], r["b"], diff_text(r)] for r in across["rows"]],
+            ["tactic (both sides)", "n", "a", "b", "difference (95%)", *(["exact"] * exact_col)],
+            [
+                [
+                    r["policy"],
+                    f"{r['n']:,}",
+                    r["a"],
+                    r["b"],
+                    diff_text(r),
+                    *([exact_diff_text(r)] * exact_col),
+                ]
+                for r in across["rows"]
+            ],
         )
         if "fast_tactic" in across:
             lines += [f"`fast` is the fast path's tactic: {across['fast_tactic']}.", ""]

@@ -32,7 +32,8 @@ from caltrop.sim.stats import (
 #: carry Newcombe's (1998, method 10) score interval for paired proportions as ``newcombe``.
 DIFFERENCE_METHOD = (
     "paired: mean(d) ± 1.96·sd(d)/√n over per-encounter differences d_i "
-    "(win rates also give Newcombe's paired score interval as 'newcombe')"
+    "(win rates also give Newcombe's paired score interval as 'newcombe'; where no pair is "
+    "discordant, 'identical', the interval is Newcombe's: never a bare [0, 0])"
 )
 
 
@@ -99,8 +100,12 @@ def differences(runs: Sequence[VariantRun]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for other in runs[1:]:
         for side in SIDES:
-            iv = paired_difference(base.records.wins(side), other.records.wins(side))
-            score = newcombe_paired(base.records.wins(side), other.records.wins(side))
+            a, b = base.records.wins(side), other.records.wins(side)
+            iv = paired_difference(a, b)
+            score = newcombe_paired(a, b)
+            discordant = int((a != b).sum())
+            if discordant == 0:
+                iv = score  # no bare [0, 0]: the same outcome in every pair is not certainty
             out.append(
                 {
                     "a": base.name,
@@ -110,8 +115,10 @@ def differences(runs: Sequence[VariantRun]) -> list[dict[str, Any]]:
                     "diff": iv.estimate,
                     "lo": iv.lo,
                     "hi": iv.hi,
-                    "p_value": paired_p_value(base.records.wins(side), other.records.wins(side)),
+                    "p_value": paired_p_value(a, b),
                     "newcombe": {"lo": score.lo, "hi": score.hi},
+                    "discordant": discordant,
+                    "identical": discordant == 0,
                 }
             )
         iv = paired_difference(base.records.rounds, other.records.rounds)
@@ -125,9 +132,42 @@ def differences(runs: Sequence[VariantRun]) -> list[dict[str, Any]]:
                 "lo": iv.lo,
                 "hi": iv.hi,
                 "p_value": paired_p_value(base.records.rounds, other.records.rounds),
+                "identical": bool((base.records.rounds == other.records.rounds).all()),
             }
         )
     return out
+
+
+def exact_differences(summary: dict[str, Any]) -> None:
+    """With ``--exact`` and two or more variants, each win-rate difference row (and each row of
+    the comparison under each tactic played by the run's own policy) gets ``exact``: the exact
+    difference from the baseline, ``{"diff": float, "fraction": "p/q"}`` — the subtraction of
+    the exact win probabilities a reader had to do from the JSON (issue 25 item 1)."""
+    from fractions import Fraction
+
+    exact = {
+        v["name"]: {side: Fraction(v["exact"]["win_rate"][side]["exact"]) for side in ("pc", "npc")}
+        for v in summary["variants"]
+        if "exact" in v
+    }
+    own = (
+        summary["policies"]["pc"]
+        if summary["policies"]["pc"] == summary["policies"]["npc"]
+        else None
+    )
+    rows = list(summary["differences"])
+    across = summary.get("across_tactics")
+    if across and own is not None:
+        rows += [r for r in across["rows"] if r["policy"] == own]
+    for d in rows:
+        if d["measure"] != "win_rate" or d["a"] not in exact or d["b"] not in exact:
+            continue
+        delta = exact[d["b"]][d["side"]] - exact[d["a"]][d["side"]]
+        d["exact"] = {
+            "diff": float(delta),
+            "fraction": f"{delta.numerator}/{delta.denominator}",
+            "within_interval": d["lo"] <= float(delta) <= d["hi"],
+        }
 
 
 def summarise(result: SimResult) -> dict[str, Any]:

@@ -1,0 +1,117 @@
+"""The designer's report reads at a glance (issue 25): exact differences beside the sampled
+ones, plots that carry their own caveats, intervals that cannot be overconfident."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from caltrop.content import encounter_policies, load_encounter
+from caltrop.core.model import Side
+from caltrop.sim.best_response import best_response
+from caltrop.sim.overrides import parse_variant
+from caltrop.sim.registry import make_policy
+from tests.sim.cli import run_json
+
+VARIANTS = ("revision=current", "revision=legacy")
+
+
+def _graph_value(variant: str) -> float:
+    """P(PC wins) of the bundled duel under its own policies, from the best-response graph
+    (value iteration over every state, :mod:`caltrop.sim.best_response`): an oracle
+    independent of the exact solver's chain and its fractions."""
+    definition = parse_variant(variant).apply(load_encounter("duel"))
+    names = encounter_policies("duel")
+    policies = {s: make_policy(names[s], np.random.default_rng(0)) for s in ("pc", "npc")}
+    return best_response(definition, Side.PC, policies).policy
+
+
+@pytest.fixture(scope="module")
+def exact_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    where = tmp_path_factory.mktemp("exact-report")
+    summary = run_json(
+        "sim", "duel", "--exact", "--variant", VARIANTS[0], "--variant", VARIANTS[1],
+        "--n", "60", "--seed", "3", "--workers", "1", "--policies", "none",
+        "--report", str(where),
+    )  # fmt: skip
+    return summary, where
+
+
+def test_exact_differences_are_the_oracles_difference(
+    exact_run: tuple[dict[str, Any], Path],
+) -> None:
+    """Issue 25 item 1: "with --exact and two or more variants, the exact difference of each
+    variant from the baseline (as a fraction and in pp)" — checked against the best-response
+    graph's values, not against the exact solver that produced them."""
+    summary, _ = exact_run
+    oracle = _graph_value(VARIANTS[1]) - _graph_value(VARIANTS[0])
+    rows = {d["side"]: d for d in summary["differences"] if d["measure"] == "win_rate"}
+    pc = rows["pc"]["exact"]
+    assert abs(pc["diff"] - oracle) < 1e-9
+    assert float(Fraction(pc["fraction"])) == pytest.approx(pc["diff"], abs=1e-15)
+    # the exact fractions of the variants, subtracted: what the reader had to do by hand
+    a, b = (Fraction(v["exact"]["win_rate"]["pc"]["exact"]) for v in summary["variants"])
+    assert Fraction(pc["fraction"]) == b - a
+    npc = [Fraction(v["exact"]["win_rate"]["npc"]["exact"]) for v in summary["variants"]]
+    assert Fraction(rows["npc"]["exact"]["fraction"]) == npc[1] - npc[0]
+    assert pc["within_interval"] == (rows["pc"]["lo"] <= pc["diff"] <= rows["pc"]["hi"])
+
+
+def test_exact_differences_in_the_table_report_and_plot(
+    exact_run: tuple[dict[str, Any], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from caltrop.cli.sim_commands import _print_sim
+    from caltrop.sim.report import difference_figure
+
+    summary, where = exact_run
+    pc = next(d for d in summary["differences"] if d["side"] == "pc")
+    shown = f"{100 * pc['exact']['diff']:+.3f} pp"
+    _print_sim(summary)
+    assert shown in capsys.readouterr().out
+    page = (where / "report.md").read_text("utf-8")
+    assert "| exact |" in page
+    assert shown in page
+    assert (where / "difference.png").stat().st_size > 0
+    (ax,) = difference_figure(summary).axes
+    markers = [line for line in ax.get_lines() if line.get_label() == "exact"]
+    assert len(markers) == 1
+    assert markers[0].get_xdata()[0] == pytest.approx(100 * pc["exact"]["diff"])
+
+
+def test_no_bare_zero_interval_when_every_pair_is_the_same() -> None:
+    """Issue 25 item 3: "no bare [0, 0] — when no pair is discordant say 'identical in every
+    pair' and give the Newcombe (or exact) interval"."""
+    from caltrop.sim.overrides import Variant
+    from caltrop.sim.report import diff_text
+    from caltrop.sim.runner import simulate
+    from caltrop.sim.summary import differences
+    from tests.sim.tiny import duel
+
+    tactical = {"pc": "tactical", "npc": "tactical"}
+    result = simulate(duel(), [Variant("a"), Variant("b")], tactical, n=40, seed=1)
+    rows = differences(result.runs)
+    for d in rows:
+        assert d["identical"], d
+        assert "identical in every pair" in diff_text(d)
+    for d in (d for d in rows if d["measure"] == "win_rate"):
+        assert d["discordant"] == 0
+        assert d["lo"] < 0 < d["hi"], d  # Newcombe's interval: 40 pairs do not prove "no effect"
+        assert (d["lo"], d["hi"]) == (d["newcombe"]["lo"], d["newcombe"]["hi"])
+
+
+@given(st.integers(0, 300), st.integers(0, 300))
+def test_newcombes_interval_of_concordant_pairs_is_never_a_point(wins: int, losses: int) -> None:
+    """Whatever the sample, pairs that all agree give an interval of positive width around 0."""
+    from caltrop.sim.stats import newcombe_paired
+
+    assume(wins + losses > 0)
+    outcomes = np.array([1] * wins + [0] * losses)
+    iv = newcombe_paired(outcomes, outcomes)
+    assert iv.estimate == 0
+    assert iv.lo < 0 < iv.hi
