@@ -115,3 +115,55 @@ def test_newcombes_interval_of_concordant_pairs_is_never_a_point(wins: int, loss
     iv = newcombe_paired(outcomes, outcomes)
     assert iv.estimate == 0
     assert iv.lo < 0 < iv.hi
+
+
+def _tested(policy: str, diff: float, half: float, p: float, b: str = "round") -> dict[str, Any]:
+    return {
+        "policy": policy, "a": "turn", "b": b, "diff": diff, "lo": diff - half,
+        "hi": diff + half, "p_value": p,
+    }  # fmt: skip
+
+
+def test_a_verdict_over_several_tactics_says_what_survives_holm() -> None:
+    """Issue 25 item 3: "a note on multiplicity when several policies are tested (Holm or
+    similar), in the verdict's wording". Three tactics, one nominally significant (p = 0.03):
+    Holm multiplies the smallest of 3 p-values by 3 → 0.09, not significant."""
+    from caltrop.sim.across import verdicts
+
+    rows = [
+        _tested("tactical", 0.04, 0.035, 0.03),
+        _tested("attack-weakest", 0.01, 0.03, 0.5),
+        _tested("random", 0.0, 0.03, 0.9),
+    ]
+    (v,) = verdicts(rows)
+    assert v["kind"] == "significance"
+    assert "none is significant once corrected for the 3 tests (Holm" in v["text"]
+    assert v["p_holm"] == pytest.approx({"tactical": 0.09, "attack-weakest": 1.0, "random": 1.0})
+
+
+def test_holm_keeps_a_strong_effect_and_counts_every_row_of_the_family() -> None:
+    """Two variants under two tactics: four tests. Sorted p = 0.001, 0.004, 0.03, 0.6 → Holm
+    0.004, 0.012, 0.06, 0.6: the first two stay significant, the third does not."""
+    from caltrop.sim.across import verdicts
+
+    rows = [
+        _tested("tactical", 0.1, 0.05, 0.001),
+        _tested("fast", 0.05, 0.04, 0.03),
+        _tested("tactical", 0.08, 0.05, 0.004, b="scene"),
+        _tested("fast", 0.01, 0.05, 0.6, b="scene"),
+    ]
+    first, second = verdicts(rows)
+    assert first["p_holm"] == pytest.approx({"tactical": 0.004, "fast": 0.06})
+    assert second["p_holm"] == pytest.approx({"tactical": 0.012, "fast": 0.6})
+    assert first["text"].endswith(
+        "once corrected for the 4 tests (Holm, family-wise 5%): significant under tactical"
+    )
+    assert second["text"].endswith("significant under tactical")
+
+
+def test_one_tactic_needs_no_correction_and_identical_pairs_are_said() -> None:
+    from caltrop.sim.across import verdicts
+
+    (v,) = verdicts([{**_tested("tactical", 0.0, 0.02, 1.0), "identical": True}])
+    assert "Holm" not in v["text"]
+    assert "identical in every pair under tactical" in v["text"]
