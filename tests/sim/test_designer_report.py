@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from matplotlib.container import BarContainer
 
 from caltrop.content import encounter_policies, load_encounter
 from caltrop.core.model import Side
@@ -167,3 +168,100 @@ def test_one_tactic_needs_no_correction_and_identical_pairs_are_said() -> None:
     (v,) = verdicts([{**_tested("tactical", 0.0, 0.02, 1.0), "identical": True}])
     assert "Holm" not in v["text"]
     assert "identical in every pair under tactical" in v["text"]
+
+
+@pytest.fixture(scope="module")
+def orc_bridge() -> dict[str, Any]:
+    return run_json(
+        "sim", "orc-bridge", "--variant", "load_reset=turn", "--variant", "load_reset=round",
+        "--n", "40", "--seed", "2", "--workers", "1", "--policies", "attack-weakest,tactical",
+    )  # fmt: skip
+
+
+def _titles(fig: Any) -> str:
+    parts = [ax.get_title() for ax in fig.axes]
+    if fig._suptitle is not None:
+        parts.append(fig._suptitle.get_text())
+    return "\n".join(parts)
+
+
+def test_every_plot_names_the_encounter_the_engine_and_the_policies(
+    orc_bridge: dict[str, Any],
+) -> None:
+    """Issue 25 item 2: "every plot's title names the encounter, the engine (compiled /
+    reference) and the policies"."""
+    from caltrop.sim import report
+
+    figures = {
+        "difference": (report.difference_figure, "attack-weakest, tactical"),
+        "win_rates": (report.win_rate_figure, "tactical"),
+        "rounds": (report.rounds_figure, "tactical"),
+        "per_side": (report.per_round_figure, "tactical"),
+        "creatures": (report.creatures_figure, "tactical"),
+    }
+    for name, (draw, policies) in figures.items():
+        for engine, said in (("reference", "reference engine"), ("compiled-tactical", "compiled")):
+            titles = _titles(draw({**orc_bridge, "engine": engine}))
+            assert "Orc Bridge" in titles, name
+            assert said in titles, (name, titles)
+            assert policies in titles, (name, titles)
+
+
+def test_per_side_and_creature_plots_draw_their_intervals(orc_bridge: dict[str, Any]) -> None:
+    """Issue 25 item 2: "per_side.png and creatures.png get intervals" — every bar has an
+    error bar, from the summary's intervals, which hold the mean."""
+    from caltrop.sim.report import creatures_figure, per_round_figure
+
+    for fig in (per_round_figure(orc_bridge), creatures_figure(orc_bridge)):
+        for ax in fig.axes:
+            bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+            assert bars, ax.get_ylabel()
+            for group in bars:
+                assert group.errorbar is not None, ax.get_title() or ax.get_ylabel()
+    for v in orc_bridge["variants"]:
+        for measure, sides in v["per_side_interval"].items():
+            for side, iv in sides.items():
+                assert iv["lo"] <= v[measure][side] <= iv["hi"]
+        for c in v["creatures"]:
+            for key, iv in c["interval"].items():
+                assert iv["lo"] <= c[key] <= iv["hi"], (c["id"], key)
+            if 0 < c["down_rate"] < 1:
+                assert c["interval"]["down_rate"]["lo"] < c["interval"]["down_rate"]["hi"]
+
+
+def test_the_rounds_axis_stops_near_the_longest_fight(orc_bridge: dict[str, Any]) -> None:
+    from caltrop.sim.report import rounds_figure
+
+    longest = max(v["rounds"]["max"] for v in orc_bridge["variants"])
+    (ax,) = rounds_figure(orc_bridge).axes
+    assert longest < ax.get_xlim()[1] <= longest + 1
+    assert "Orc Bridge" in ax.get_title()
+
+
+def test_the_headline_shows_n_per_row_significance_and_the_verdict() -> None:
+    """Issue 25 item 2: "difference.png shows n per row (search played 53 encounters while the
+    others played 2,000, and nothing said so), marks which rows are significant and the
+    verdict"."""
+    from caltrop.sim.across import verdicts
+    from caltrop.sim.report import difference_figure
+
+    rows = [
+        {**_tested("tactical", 0.06, 0.02, 1e-6), "n": 2000},
+        {**_tested("search", 0.05, 0.08, 0.2), "n": 53},
+    ]
+    said = verdicts(rows)
+    summary = {
+        "encounter": "Goblin Ambush", "engine": "reference", "n": 2000,
+        "policies": {"pc": "tactical", "npc": "tactical"},
+        "across_tactics": {"rows": rows, "verdicts": said, "policies": ["tactical", "search"]},
+    }  # fmt: skip
+    fig = difference_figure(summary)
+    (ax,) = fig.axes
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["tactical (n = 2,000) *", "search (n = 53)"]
+    faces = [line.get_markerfacecolor() for line in ax.get_lines() if line.get_marker() == "o"]
+    assert faces[0] != "white"
+    assert faces[1] == "white"
+    verdict = fig.get_supxlabel().replace("\n", " ")
+    assert "significant under tactical but not under search" in verdict
+    assert "Holm" in verdict

@@ -100,29 +100,73 @@ def difference_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _engine_short(summary: Mapping[str, Any]) -> str:
+    return {"fast": "fast path", "compiled-tactical": "compiled tactical"}.get(
+        str(summary.get("engine", "reference")), "reference engine"
+    )
+
+
+def caption(summary: Mapping[str, Any], policies: Sequence[str] | None = None) -> str:
+    """The line every plot's title carries (issue 25 item 2): the encounter, the engine that
+    played and the policies — a PNG passed around alone still says what it shows."""
+    if policies is None:
+        pc, npc = summary["policies"]["pc"], summary["policies"]["npc"]
+        who = pc if pc == npc else f"PCs {pc}, NPCs {npc}"
+        if summary.get("engine") == "fast":
+            who = "the fast path's tactic"
+    else:
+        who = ", ".join(policies)
+    return f"{summary['encounter']} · {_engine_short(summary)} · {who}"
+
+
+def _significant_rows(summary: Mapping[str, Any]) -> dict[tuple[str, str, str], bool]:
+    """(a, b, policy) → whether that row's effect is significant: after Holm's correction where
+    the verdicts give it (several tactics), else its interval clear of zero."""
+    held: dict[tuple[str, str, str], bool] = {}
+    across = summary.get("across_tactics") or {}
+    for v in across.get("verdicts", []):
+        for policy, p in v.get("p_holm", {}).items():
+            held[(v["a"], v["b"], policy)] = p <= 0.05
+    return held
+
+
 def difference_figure(summary: Mapping[str, Any]) -> Figure:
     """The headline of a variant comparison: the paired PC win-rate difference b − a with its
-    95% interval, one bar per tactic, grouped by variant."""
+    95% interval, one bar per tactic, grouped by variant. Each row names its n (the strong
+    player may have played far fewer encounters than the others), a filled marker and ``*``
+    mark the significant rows (after Holm's correction where several tactics were tested), and
+    the verdicts are written under the chart (issue 25 item 2)."""
+    import textwrap
+
     rows = difference_rows(summary)
     pairs = list(dict.fromkeys((r["a"], r["b"]) for r in rows))
     policies = list(dict.fromkeys(r["policy"] for r in rows))
-    fig = _figure(8.0, 1.2 + 0.45 * len(rows) + 0.3 * len(pairs))
+    verdicts = [v["text"] for v in (summary.get("across_tactics") or {}).get("verdicts", [])]
+    wrapped = [textwrap.fill(t[0].upper() + t[1:] + ".", 110) for t in verdicts]
+    fig = _figure(
+        9.0,
+        1.6 + 0.45 * len(rows) + 0.3 * len(pairs) + 0.17 * sum(w.count("\n") + 1 for w in wrapped),
+    )
     ax = fig.subplots()
     labels: list[str] = []
     y = 0.0
     ys: list[float] = []
     colours = [_POLICY_COLOURS[k % len(_POLICY_COLOURS)] for k in range(len(policies))]
+    held = _significant_rows(summary)
     exact_shown = False
     for a, b in pairs:
         for r in (r for r in rows if (r["a"], r["b"]) == (a, b)):
             k = policies.index(r["policy"])
+            significant = held.get((a, b, r["policy"]), r["lo"] > 0 or r["hi"] < 0)
             ax.errorbar(
                 100 * r["diff"],
                 y,
                 xerr=[[100 * (r["diff"] - r["lo"])], [100 * (r["hi"] - r["diff"])]],
                 fmt="o",
                 color=colours[k],
+                markerfacecolor=colours[k] if significant else "white",
                 capsize=4,
+                gid="significant" if significant else "not significant",
             )
             if "exact" in r:  # issue 25 item 1: the exact difference beside its interval
                 ax.plot(
@@ -136,7 +180,9 @@ def difference_figure(summary: Mapping[str, Any]) -> Figure:
                 )
                 exact_shown = True
             ys.append(y)
-            labels.append(f"{b}  ·  {r['policy']}" if len(pairs) > 1 else r["policy"])
+            n = r.get("n", summary["n"])
+            name = f"{b}  ·  {r['policy']}" if len(pairs) > 1 else r["policy"]
+            labels.append(f"{name} (n = {n:,}){' *' if significant else ''}")
             y += 1
         y += 0.6
     ax.axvline(0, color="#333333", linewidth=1)
@@ -144,12 +190,18 @@ def difference_figure(summary: Mapping[str, Any]) -> Figure:
         ax.legend(loc="best", fontsize=8)
     ax.set_yticks(ys, labels)
     ax.invert_yaxis()
-    ax.set_xlabel("PC win rate, b − a (percentage points), paired 95% interval")
+    several = len(policies) > 1 and bool(held)
+    ax.set_xlabel(
+        "PC win rate, b − a (percentage points), paired 95% interval; * filled: significant"
+        + (" after Holm's correction" if several else "")
+    )
     against = pairs[0][0] if pairs else ""
-    title = f"{summary['encounter']}: effect on the PC win rate against {against}"
+    title = f"Effect on the PC win rate against {against}"
     if len(pairs) == 1:
-        title = f"{summary['encounter']}: {pairs[0][1]} against {against}, PC win rate"
-    ax.set_title(title)
+        title = f"{pairs[0][1]} against {against}, PC win rate"
+    ax.set_title(f"{title}\n{caption(summary, policies)}", fontsize=10)
+    if wrapped:
+        fig.supxlabel("\n".join(wrapped), fontsize=8, ha="left", x=0.01)
     return fig
 
 
@@ -185,7 +237,9 @@ def win_rate_figure(summary: Mapping[str, Any]) -> Figure:
     ax.set_ylabel("PC win rate (%), Wilson 95% interval")
     ax.set_ylim(0, 100)
     ax.legend()
-    ax.set_title(f"{summary['encounter']}: PC win rate by variant (n = {summary['n']:,} each)")
+    ax.set_title(
+        f"PC win rate by variant (n = {summary['n']:,} each)\n{caption(summary)}", fontsize=10
+    )
     return fig
 
 
@@ -204,10 +258,11 @@ def rounds_figure(summary: Mapping[str, Any]) -> Figure:
         ax.bar(xs, ys, width, label=f"{v['name']} (mean {v['rounds']['mean']:.2f})")
     step = max(1, -(-top // 20))  # whole rounds, at most about 20 ticks
     ax.set_xticks(range(0, top + 1, step))
+    ax.set_xlim(0.5 - 0.5 * width * k, top + 0.5 + 0.5 * width * k)  # stops at the longest
     ax.set_xlabel("rounds until the fight ends")
     ax.set_ylabel("share of encounters (%)")
     ax.legend()
-    ax.set_title("Fight length")
+    ax.set_title(f"Fight length (longest: {top} rounds)\n{caption(summary)}", fontsize=10)
     return fig
 
 
@@ -227,12 +282,17 @@ def creatures_figure(summary: Mapping[str, Any]) -> Figure:
     for ax, (key, label, scale) in zip(axes, measures, strict=True):
         for j, v in enumerate(variants):
             xs = [i + (j - (k - 1) / 2) * width for i in range(len(ids))]
-            ax.bar(xs, [scale * c.get(key, 0.0) for c in v["creatures"]], width, label=v["name"])
+            ys = [scale * c.get(key, 0.0) for c in v["creatures"]]
+            ax.bar(xs, ys, width, label=v["name"], yerr=_errors(v["creatures"], key, ys, scale))
         ax.set_ylabel(label, fontsize=8)
     sides = [c["side"] for c in variants[0]["creatures"]]
     axes[-1].set_xticks(range(len(ids)), [f"{i}\n({s})" for i, s in zip(ids, sides, strict=True)])
     axes[0].legend(fontsize=8)
-    axes[0].set_title(f"{summary['encounter']}: per creature")
+    axes[0].set_title(
+        f"Per creature (95% intervals: Wilson for down, of the mean for the others)\n"
+        f"{caption(summary)}",
+        fontsize=10,
+    )
     return fig
 
 
@@ -250,17 +310,41 @@ def per_round_figure(summary: Mapping[str, Any]) -> Figure:
     for ax, (key, label) in zip(axes.flat, measures, strict=True):
         for k, side in enumerate(("pc", "npc")):
             xs = [v + (k - 0.5) * width for v in range(len(variants))]
+            ys = [v[key][side] for v in variants]
+            bounds = [v.get("per_side_interval", {}).get(key, {}).get(side) for v in variants]
             ax.bar(
                 xs,
-                [v[key][side] for v in variants],
+                ys,
                 width,
                 color=_SIDE_COLOURS[side],
                 label=_SIDE_NAMES[side],
+                yerr=_interval_errors(ys, bounds, 1.0),
+                capsize=3,
             )
         ax.set_xticks(range(len(variants)), [v["name"] for v in variants], fontsize=8)
         ax.set_title(label)
     axes.flat[0].legend()
+    fig.suptitle(f"Per side, per encounter (95% intervals of the mean)\n{caption(summary)}")
     return fig
+
+
+def _interval_errors(
+    ys: Sequence[float], bounds: Sequence[Mapping[str, float] | None], scale: float
+) -> list[list[float]] | None:
+    """Matplotlib's ``yerr`` of bars at ``ys`` from their intervals (None: a summary saved
+    before the intervals were measured draws no bars)."""
+    if any(b is None for b in bounds):
+        return None
+    return [
+        [max(0.0, y - scale * b["lo"]) for y, b in zip(ys, bounds, strict=True) if b],
+        [max(0.0, scale * b["hi"] - y) for y, b in zip(ys, bounds, strict=True) if b],
+    ]
+
+
+def _errors(
+    creatures: Sequence[Mapping[str, Any]], key: str, ys: Sequence[float], scale: float
+) -> list[list[float]] | None:
+    return _interval_errors(ys, [c.get("interval", {}).get(key) for c in creatures], scale)
 
 
 def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
@@ -445,7 +529,10 @@ def sweep_figure(summary: Mapping[str, Any]) -> Figure:
     ax.set_ylabel(f"{_SIDE_NAMES[side]} win rate (%)")
     ax.set_ylim(0, 100)
     ax.legend()
-    ax.set_title(f"{summary['encounter']}: sweep of {summary['param']} (n = {summary['n']:,} each)")
+    ax.set_title(
+        f"Sweep of {summary['param']} (n = {summary['n']:,} each)\n{caption(summary)}",
+        fontsize=10,
+    )
     return fig
 
 

@@ -55,14 +55,26 @@ def variant_summary(run: VariantRun) -> dict[str, Any]:
         "team_actions_per_encounter": {},
         "down_per_encounter": {},
     }
+    # each measure's 95% interval of the mean (issue 25 item 2: the plots draw them)
+    per_side_interval: dict[str, dict[str, dict[str, float]]] = {m: {} for m in per_side}
     for side, cols in side_cols.items():
-        per_side["damage_per_round"][side] = float((rec.dealt[:, cols].sum(1) / rounds).mean())
-        per_side["cost_per_encounter"][side] = float(rec.cost[:, cols].sum(1).mean())
-        per_side["reactions_per_encounter"][side] = float(rec.reactions[:, cols].sum(1).mean())
-        per_side["team_actions_per_encounter"][side] = float(rec.team[:, cols].sum(1).mean())
-        per_side["down_per_encounter"][side] = float(rec.down[:, cols].sum(1).mean())
+        samples = {
+            "damage_per_round": rec.dealt[:, cols].sum(1) / rounds,
+            "cost_per_encounter": rec.cost[:, cols].sum(1),
+            "reactions_per_encounter": rec.reactions[:, cols].sum(1),
+            "team_actions_per_encounter": rec.team[:, cols].sum(1),
+            "down_per_encounter": rec.down[:, cols].sum(1),
+        }
+        for measure, x in samples.items():
+            iv = mean_interval(x)
+            per_side[measure][side] = iv.estimate
+            per_side_interval[measure][side] = {"lo": iv.lo, "hi": iv.hi}
     table = []
     for k, c in enumerate(creatures):
+        lost = c.health - np.maximum(rec.health[:, k], 0)
+        down = wilson(float(rec.down[:, k].sum()), n)
+        dealt = mean_interval(rec.dealt[:, k])
+        lost_iv = mean_interval(lost)
         table.append(
             {
                 "id": c.id,
@@ -75,7 +87,12 @@ def variant_summary(run: VariantRun) -> dict[str, Any]:
                 "hinders": float(rec.hinders[:, k].mean()),
                 "down_rate": float(rec.down[:, k].mean()),
                 # Health lost (down to 0, not below): the damage it took that counted
-                "health_lost": float((c.health - np.maximum(rec.health[:, k], 0)).mean()),
+                "health_lost": float(lost.mean()),
+                "interval": {
+                    "down_rate": {"lo": down.lo, "hi": down.hi},
+                    "damage_dealt": {"lo": dealt.lo, "hi": dealt.hi},
+                    "health_lost": {"lo": lost_iv.lo, "hi": lost_iv.hi},
+                },
             }
         )
     return {
@@ -88,6 +105,7 @@ def variant_summary(run: VariantRun) -> dict[str, Any]:
         "rounds": distribution_summary(rec.rounds),
         "rounds_mean_interval": mean_interval(rec.rounds).as_dict("mean"),
         **per_side,
+        "per_side_interval": per_side_interval,
         "creatures": table,
     }
 
