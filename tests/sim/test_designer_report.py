@@ -265,3 +265,70 @@ def test_the_headline_shows_n_per_row_significance_and_the_verdict() -> None:
     verdict = fig.get_supxlabel().replace("\n", " ")
     assert "significant under tactical but not under search" in verdict
     assert "Holm" in verdict
+
+
+def test_best_response_beside_the_policy_agrees_with_the_exact_solver(tmp_path: Path) -> None:
+    """Issue 25 item 5: "caltrop sim ENCOUNTER --best-response pc|npc exposes the exact best
+    response ... beside tactical's value". The policy's own value, from the best-response
+    graph, is the exact solver's P(win) (a different model of the same game: chance states
+    only, fractions); the best play can only do as well or better."""
+    summary = run_json(
+        "sim", "duel", "--policy", "tactical", "--best-response", "npc", "--exact",
+        "--n", "40", "--seed", "1", "--workers", "1", "--report", str(tmp_path),
+    )  # fmt: skip
+    (v,) = summary["variants"]
+    found = v["best_response"]
+    assert (found["side"], found["against"], found["policy_name"]) == (
+        "npc",
+        "tactical",
+        "tactical",
+    )
+    exact = float(Fraction(v["exact"]["win_rate"]["npc"]["exact"]))
+    assert found["policy"] == pytest.approx(exact, abs=1e-12)
+    assert found["best"] >= found["policy"] - 1e-12
+    assert found["gain"] == pytest.approx(found["best"] - found["policy"])
+    assert "How much better could anyone play?" in (tmp_path / "report.md").read_text("utf-8")
+
+
+def test_best_response_finds_what_a_weak_policy_leaves_on_the_table() -> None:
+    """A PC side that never reacts (attack-weakest) against tactical ogres: the best play wins
+    more often, and the summary says by how much and where."""
+    from caltrop.sim.best_response import best_response_summary, best_response_text
+    from tests.sim.tiny import skirmish
+
+    found = best_response_summary(skirmish(), "pc", {"pc": "attack-weakest", "npc": "tactical"})
+    assert found["gain"] > 0.01
+    assert found["worse_on_path"] > 0
+    text = best_response_text("baseline", found)
+    assert f"{100 * found['gain']:+.3f} pp to gain" in text
+    assert "playing attack-weakest" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (("--best-response", "both"), 2, "--best-response is pc or npc"),
+        (("--best-response", "pc", "--policy", "random"), 1, "the pc policy 'random' is random"),
+        (("--best-response", "pc", "--fast"), 2, "not the fast path's"),
+    ],
+)
+def test_best_response_refusals_say_why(args: tuple[str, ...], code: int, said: str) -> None:
+    from tests.sim.cli import run
+
+    result = run("sim", "duel", "--n", "10", "--seed", "1", "--workers", "1", *args)
+    assert result.exit_code == code, result.output
+    assert said in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_best_response_too_large_keeps_the_sampled_results() -> None:
+    from tests.sim.cli import run
+
+    result = run(
+        "sim", "duel", "--n", "10", "--seed", "1", "--workers", "1", "--policy", "tactical",
+        "--best-response", "pc", "--max-states", "20",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "--best-response refused (the sampled results are shown)" in result.stderr
+    assert "too large for a best response" in result.stderr
+    assert "Win rate" in result.stdout

@@ -308,6 +308,16 @@ def sim(
             "play the encounter, except search.",
         ),
     ] = None,
+    best: Annotated[
+        str | None,
+        typer.Option(
+            "--best-response",
+            metavar="pc|npc",
+            help="Also solve exactly how often that side wins with its best play against the "
+            "other side's tactics, beside its own tactic's rate (small encounters; states "
+            "capped by --max-states).",
+        ),
+    ] = None,
     report: ReportOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -316,6 +326,13 @@ def sim(
     from caltrop.sim.summary import exact_differences, summarise
 
     engine = _engine(fast, policy)
+    if best is not None and best not in ("pc", "npc"):
+        fail(f"--best-response is pc or npc (the side that plays its best), not {best!r}")
+    if best is not None and engine == "fast":
+        fail(
+            "--best-response solves against the reference engine's tactics, not the fast "
+            "path's; drop --fast (or add --policy tactical)"
+        )
     if fast:
         _refuse_with_fast(dask=dask, engine=engine, exact=exact)
     _check_workers(workers)
@@ -361,6 +378,7 @@ def sim(
                 capped=summary["engine"] != "reference",
             )
         refused: CaltropError | None = None
+        exact_done = not exact
         reached(summary, "the exact solve")
         if exact:
             try:
@@ -370,13 +388,21 @@ def sim(
             except CaltropError as exc:
                 refused = exc  # issue 10: the sampled results are kept and shown all the same
             else:
+                exact_done = True
                 exact_differences(summary)  # issue 25 item 1: b − a, exactly, beside its interval
+        reached(summary, "the best response")
+        if best is not None and refused is None:
+            try:
+                _add_best_response(summary, result, best, max_nodes=max_states)
+            except CaltropError as exc:
+                refused = exc
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sim, report=report, kind="sim")
     if refused is not None:
+        what = "--best-response" if exact_done else "--exact"
         err().print(
-            f"Error: --exact refused (the sampled results are shown): {refused}",
+            f"Error: {what} refused (the sampled results are shown): {refused}",
             style="bold red",
             soft_wrap=True,
         )
@@ -501,6 +527,16 @@ def _add_exact(
         }
 
 
+def _add_best_response(summary: dict[str, Any], result: Any, side: str, *, max_nodes: int) -> None:
+    """Every variant's best response of ``side`` (issue 25 item 5), beside its policy's value."""
+    from caltrop.sim.best_response import best_response_summary
+
+    for entry, run in zip(summary["variants"], result.runs, strict=True):
+        entry["best_response"] = best_response_summary(
+            run.definition, side, result.policies, max_nodes=max_nodes
+        )
+
+
 def _tactics_text(summary: Mapping[str, Any]) -> str:
     """The tactics of a run and the engine that played them, in words (issue 13)."""
     pc, npc = summary["policies"]["pc"], summary["policies"]["npc"]
@@ -597,6 +633,7 @@ def _console() -> Console:
 
 
 def _print_sim(summary: dict[str, Any]) -> None:
+    from caltrop.sim.best_response import best_response_text
     from caltrop.sim.report import diff_text, exact_diff_text, side_cells
 
     console = _console()
@@ -628,6 +665,9 @@ def _print_sim(summary: dict[str, Any]) -> None:
     for v in summary["variants"]:
         if "exact" in v:
             console.print(_exact_line(v["name"], v["exact"]), soft_wrap=True)
+    for v in summary["variants"]:
+        if "best_response" in v:
+            console.print(best_response_text(v["name"], v["best_response"]), soft_wrap=True)
     side_table = Table(title="Per side, per encounter", title_justify="left")
     for c in (
         "variant",

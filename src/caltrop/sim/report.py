@@ -349,6 +349,8 @@ def _errors(
 
 def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
     """The tables of a ``caltrop sim`` summary as one Markdown page."""
+    from caltrop.sim.best_response import best_response_text
+
     lines = [
         f"# {summary['encounter']}: {len(summary['variants'])} variant(s), "
         f"{summary['n']:,} encounters each",
@@ -378,6 +380,13 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
     if any("exact" in v for v in summary["variants"]):
         header.append("PC win, exact")
     lines += _table(header, rows)
+    best = [
+        best_response_text(v["name"], v["best_response"])
+        for v in summary["variants"]
+        if "best_response" in v
+    ]
+    if best:
+        lines += ["## How much better could anyone play?", "", *[f"- {b}" for b in best], ""]
     if summary["differences"]:
         lines += ["## Paired differences (b − a)", "", summary.get("difference_method", ""), ""]
         with_exact = any("exact" in d for d in summary["differences"])
