@@ -332,3 +332,63 @@ def test_a_best_response_too_large_keeps_the_sampled_results() -> None:
     assert "--best-response refused (the sampled results are shown)" in result.stderr
     assert "too large for a best response" in result.stderr
     assert "Win rate" in result.stdout
+
+
+def test_the_estimate_in_words() -> None:
+    """Issue 25 item 4: "this comparison will take about 40 min on 2 workers; --fast --policy
+    tactical answers the same question in about 20 s"."""
+    from caltrop.sim.estimate import Plan, duration, shared
+
+    assert shared(0.6, 4000, 2) == pytest.approx(1200.0)
+    plan = Plan(
+        2,
+        (("the main run", shared(0.6, 3000, 2)), ("the tactics", shared(0.3, 2000, 2))),
+        ("--fast --policy tactical", 20.0),
+    )
+    assert plan.seconds == pytest.approx(900.0 + 300.0)
+    assert plan.text() == (
+        "this comparison will take about 20 min on 2 workers (the main run 15 min, the "
+        "tactics 5 min); --fast --policy tactical answers the same question in about 20 s"
+    )
+    assert [duration(s) for s in (0.2, 40, 89, 90, 2400, 5400, 9000)] == [
+        "1 s", "40 s", "89 s", "2 min", "40 min", "1.5 h", "2.5 h",
+    ]  # fmt: skip
+
+
+def test_the_pilot_times_its_encounters_after_a_warm_up() -> None:
+    from caltrop.sim.estimate import PILOT_ENCOUNTERS, pilot_seconds
+    from caltrop.sim.overrides import Variant
+    from tests.sim.tiny import duel
+
+    ticks = iter([10.0, 10.0 + 3.0 * PILOT_ENCOUNTERS])
+    each = pilot_seconds(
+        duel(), Variant("baseline"), {"pc": "tactical", "npc": "tactical"}, max_rounds=100,
+        clock=lambda: next(ticks),
+    )  # fmt: skip
+    assert each == pytest.approx(3.0)
+
+
+def test_a_long_run_says_how_long_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line comes on stderr before the run (no wall-clock assert: the threshold is set to
+    0 so the duel's few seconds are announced); a short run and --json say nothing."""
+    from caltrop.sim import estimate
+    from tests.sim.cli import run
+
+    monkeypatch.setattr(estimate, "ANNOUNCE_SECONDS", 0.0)
+    args = ["sim", "duel", "--policy", "tactical", "--seed", "1", "--workers", "1"]
+    long = run(*args, "--n", str(estimate.PILOT_MIN_RUN))
+    assert long.exit_code == 0, long.output
+    line = long.stderr.splitlines()[0]
+    assert line.startswith("This comparison will take about "), long.stderr
+    assert "on 1 worker" in line
+    assert "; --fast --policy tactical answers the same question in about " in line
+    short = run(*args, "--n", str(estimate.PILOT_MIN_RUN // 4))
+    assert "will take about" not in short.stderr
+    quiet = run(*args, "--n", str(estimate.PILOT_MIN_RUN), "--json")
+    assert "will take about" not in quiet.stderr
+    sweep = run(
+        "sweep", "duel", "--param", "sellsword.health=10,12", "--policy", "tactical",
+        "--seed", "1", "--workers", "1", "--n", str(estimate.PILOT_MIN_RUN),
+    )  # fmt: skip
+    assert sweep.exit_code == 0, sweep.output
+    assert sweep.stderr.startswith("This sweep will take about ")

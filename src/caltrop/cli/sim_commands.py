@@ -344,6 +344,18 @@ def sim(
     try:
         variants = [parse_variant(v) for v in (variant or ["baseline"])]
         expect(lambda cut: _named_engine(summarise(cut)), _print_sim, as_json=as_json)
+        if not as_json:
+            _announce(
+                definition,
+                variants,
+                from_file,
+                policy,
+                n=n,
+                workers=workers,
+                engine=engine,
+                max_rounds=_sampled_rounds(max_rounds),
+                tactics=tactics if len(variants) > 1 else "none",
+            )
         with _dask_client(dask) as cluster:
             result = _run(
                 definition,
@@ -411,6 +423,74 @@ def sim(
 
 #: With --fast (either kind) the engine's tactics play this many encounters per variant at most.
 ACROSS_ENGINE_N = 2000
+
+
+def _announce(
+    definition: EncounterDef,
+    variants: list[Variant],
+    from_file: Mapping[str, str],
+    policy: list[str] | None,
+    *,
+    n: int,
+    workers: int | None,
+    engine: Engine,
+    max_rounds: int,
+    tactics: str | None,
+    what: str = "this comparison",
+) -> None:
+    """Before a run of at least PILOT_MIN_RUN encounters, one line on stderr: how long it will
+    take, from a short pilot of each tactic it plays, and how long ``--fast --policy tactical``
+    would take where that answers the same question (issue 25 item 4). A run estimated under
+    ANNOUNCE_SECONDS says nothing. Bad options are left to the run, which names them."""
+    from caltrop.sim import estimate
+    from caltrop.sim.across import FAST, SEARCH, playable_policies, search_plan
+    from caltrop.sim.runner import resolve_policies
+
+    if engine == "fast" and (tactics or "").strip() == "none":
+        return  # the fast path alone: seconds
+    try:
+        policies = resolve_policies(from_file, _policies(policy))
+        for v in variants:
+            v.apply(definition)
+        count = _workers(workers)
+        parts: list[tuple[str, float]] = []
+        if engine != "fast" and n * len(variants) >= estimate.PILOT_MIN_RUN:
+            each = estimate.pilot_seconds(
+                definition, variants[0], policies, engine=engine, max_rounds=max_rounds
+            )
+            parts.append(("the main run", estimate.shared(each, n * len(variants), count)))
+        if (tactics or "").strip() != "none":
+            wanted = [t.strip() for t in tactics.split(",") if t.strip()] if tactics else None
+            main = policies["pc"] if policies["pc"] == policies["npc"] else None
+            engine_n = min(n, ACROSS_ENGINE_N) if engine != "reference" else n
+            seconds = 0.0
+            for name in playable_policies(definition, variants, wanted):
+                if name in (main, FAST):
+                    continue  # reused from the main run / the fast path: seconds
+                if name == SEARCH:
+                    fits, played, took = search_plan(definition, variants, engine_n, count)
+                    if fits or (wanted and SEARCH in wanted):
+                        seconds += took * played / max(1, min(engine_n, 40))
+                    continue
+                each = estimate.pilot_seconds(
+                    definition, variants[0], {"pc": name, "npc": name}, max_rounds=max_rounds
+                )
+                seconds += estimate.shared(each, engine_n * len(variants), count)
+            if seconds:
+                parts.append(("the comparison under each tactic", seconds))
+        if not parts:
+            return  # short: nothing piloted
+        faster = None
+        if engine == "reference" and policies == {"pc": "tactical", "npc": "tactical"}:
+            compiled = estimate.compiled_seconds(definition, variants, n)
+            if compiled is not None:
+                faster = ("--fast --policy tactical", compiled)
+    except CaltropError:
+        return
+    plan = estimate.Plan(count, tuple(parts), faster)
+    if plan.seconds >= estimate.ANNOUNCE_SECONDS:
+        line = plan.text(what)
+        err().print(line[0].upper() + line[1:], style="dim", soft_wrap=True)
 
 
 def _across(
@@ -774,6 +854,19 @@ def sweep(
             _print_sweep,
             as_json=as_json,
         )
+        if not as_json:
+            _announce(
+                definition,
+                variants,
+                from_file,
+                policy,
+                n=n,
+                workers=workers,
+                engine=engine,
+                max_rounds=_sampled_rounds(max_rounds),
+                tactics="none",
+                what="this sweep",
+            )
         with _dask_client(dask) as cluster:
             result = _run(
                 definition,

@@ -20,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, ParamSpec, TypeVar
 import typer
 
 from caltrop.cli.common import err, print_json
+from caltrop.sim.estimate import duration
 
 if TYPE_CHECKING:
     from caltrop.sim.runner import SimResult
@@ -117,14 +118,6 @@ PROGRESS_FIRST_SECONDS = 2.0
 PROGRESS_EVERY_SECONDS = 15.0
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 @dataclass(slots=True)
 class ProgressLines:
     """Progress of a run whose stderr is a pipe or a file (no bar can be drawn there): one line
@@ -154,7 +147,7 @@ class ProgressLines:
         left = elapsed * (self.total - self.done) / max(1, self.done)
         self.stream.write(
             f"{self.what}: {self.done:,} of {self.total:,} ({100 * self.done / self.total:.0f}%), "
-            f"{_duration(elapsed)} elapsed, about {_duration(left)} left\n"
+            f"{duration(elapsed)} elapsed, about {duration(left)} left\n"
         )
         self.stream.flush()
 
