@@ -392,3 +392,61 @@ def test_a_long_run_says_how_long_before_it_starts(monkeypatch: pytest.MonkeyPat
     )  # fmt: skip
     assert sweep.exit_code == 0, sweep.output
     assert sweep.stderr.startswith("This sweep will take about ")
+
+
+def _point(value: str, p: float) -> dict[str, Any]:
+    play = {"rounds": {"pc": 4.0, "npc": 4.0}, "reactions_per_encounter": {"pc": 2.0, "npc": 1.0}}
+    return {"value": value, "win_rate": {"pc": {"p": p}}, "play": play}
+
+
+def _step(a: str, b: str, diff: float, half: float) -> dict[str, Any]:
+    return {"from": a, "to": b, "diff": diff, "lo": diff - half, "hi": diff + half}
+
+
+def test_a_step_against_the_others_is_flagged_and_noise_is_not() -> None:
+    """Issue 25 item 6: "when a sweep's win rate moves against the stat ..., say so". Only
+    significant steps count: a wiggle inside its interval is not a reversal."""
+    from caltrop.sim.summary import against_trend
+
+    points = [_point(str(v), p) for v, p in ((10, 0.9), (11, 0.85), (12, 0.8), (13, 0.88))]
+    steps = [
+        _step("10", "11", -0.05, 0.01),
+        _step("11", "12", -0.05, 0.01),
+        _step("12", "13", +0.08, 0.01),
+    ]
+    (flagged,) = against_trend(points, steps, side="pc")
+    assert (flagged["from"], flagged["to"], flagged["trend"]) == ("12", "13", -1)
+    wiggle = [*steps[:2], _step("12", "13", +0.01, 0.02)]
+    assert against_trend(points, wiggle, side="pc") == []
+    assert against_trend(points, [*steps[:2], _step("12", "13", -0.1, 0.01)], side="pc") == []
+    # not numbers, or not increasing: no trend to speak of
+    words = [{**p, "value": w} for p, w in zip(points, "abcd", strict=True)]
+    assert against_trend(words, steps, side="pc") == []
+
+
+def test_a_real_sweep_that_is_not_monotone_says_so_and_shows_play() -> None:
+    """Goblin Ambush, tactical (compiled): goblin Evasion 12 → 13 raises the PC win rate that
+    Evasion 10 → 11 and 13 → 14 lower (the issue's example, 82.6% → 88.7% there)."""
+    from caltrop.sim.report import sweep_markdown
+    from tests.sim.cli import run
+
+    args = [
+        "sweep", "goblin-ambush", "--param", "goblin.evasion=10..14", "--policy", "tactical",
+        "--fast", "--n", "2000", "--seed", "1",
+    ]  # fmt: skip
+    summary = run_json(*args)
+    (flagged,) = summary["against_trend"]
+    assert (flagged["from"], flagged["to"]) == ("12", "13")
+    assert flagged["lo"] > 0
+    assert len(summary["steps"]) == 4
+    assert flagged["changed"]
+    for point in summary["points"]:
+        assert set(point["play"]) >= {"reactions_per_encounter", "hinders_per_encounter"}
+    shown = run(*args).stdout
+    assert (
+        "Not monotone: the PC win rate falls with goblin.evasion at most steps, but rises" in shown
+    )
+    assert "Play per value" in shown
+    page = sweep_markdown(summary)
+    assert "## Not monotone" in page
+    assert "## Play per value (per encounter)" in page

@@ -1052,7 +1052,7 @@ def _emit(
 
 
 def _print_sweep(summary: dict[str, Any]) -> None:
-    from caltrop.sim.report import crossing_text
+    from caltrop.sim.report import against_trend_text, crossing_text, play_table
 
     console = _console()
     console.print(
@@ -1072,6 +1072,16 @@ def _print_sweep(summary: dict[str, Any]) -> None:
             f"{p['rounds']['p90']:g}",
         )
     console.print(table)
+    if summary.get("against_trend"):
+        header, rows = play_table(summary)
+        play = Table(title="Play per value (per encounter)", title_justify="left")
+        for c in header:
+            play.add_column(c, justify="left" if c in ("value", "side") else "right")
+        for row in rows:
+            play.add_row(*row)
+        console.print(play)
+        for step in summary["against_trend"]:
+            console.print(against_trend_text(summary, step), style="bold yellow", soft_wrap=True)
     if "crossing" in summary:
         console.print(crossing_text(summary["param"], summary["crossing"]), soft_wrap=True)
 

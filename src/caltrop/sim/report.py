@@ -577,6 +577,14 @@ def sweep_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> st
             for p in summary["points"]
         ],
     )
+    if summary.get("against_trend"):
+        lines += ["## Not monotone", ""]
+        lines += [against_trend_text(summary, step) for step in summary["against_trend"]]
+        lines += [""]
+    header, rows = play_table(summary)
+    if rows:
+        lines += ["## Play per value (per encounter)", ""]
+        lines += _table(header, rows)
     if "crossing" in summary:
         lines += [
             "## Crossing the target",
@@ -587,6 +595,59 @@ def sweep_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> st
     for image in images:
         lines += [f"![{image}]({image})", ""]
     return "\n".join(lines)
+
+
+def _change_text(c: Mapping[str, Any]) -> str:
+    from caltrop.sim.summary import PLAY_MEASURES
+
+    who = "" if c["side"] is None else f"{c['side'].upper()} "
+    rel = "from none" if c["relative"] is None else f"{100 * c['relative']:+.0f}%"
+    return f"{who}{PLAY_MEASURES[c['measure']]} {c['from']:.2f} → {c['to']:.2f} ({rel})"
+
+
+def against_trend_text(summary: Mapping[str, Any], step: Mapping[str, Any]) -> str:
+    """One sentence per step of a sweep against its trend (issue 25 item 6): the move, its
+    paired interval, and what changed most in play between the two values."""
+    side = str(summary.get("side", "pc"))
+    points = {p["value"]: p for p in summary["points"]}
+    a, b = points[step["from"]]["win_rate"][side]["p"], points[step["to"]]["win_rate"][side]["p"]
+    trend = "falls" if step["trend"] < 0 else "rises"
+    moves = "rises" if step["diff"] > 0 else "falls"
+    text = (
+        f"Not monotone: the {side.upper()} win rate {trend} with {summary['param']} at most "
+        f"steps, but {moves} from {step['from']} to {step['to']}: {pct(a)} → {pct(b)}, "
+        f"{100 * step['diff']:+.1f} pp [{100 * step['lo']:+.1f}, {100 * step['hi']:+.1f}] "
+        "(paired 95%)"
+    )
+    if step["changed"]:
+        text += "; what changed most in play: " + "; ".join(
+            _change_text(c) for c in step["changed"]
+        )
+    return (
+        text + ". A change in how the tactics play points to a tactic's quirk; none, to the rule."
+    )
+
+
+def play_table(summary: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Play per value of a sweep (per encounter, each side): where a win rate moves against the
+    stat, what the tactics did differently."""
+    from caltrop.sim.summary import PLAY_MEASURES
+
+    header = ["value", "side", *(PLAY_MEASURES[m] for m in PLAY_MEASURES if m != "rounds")]
+    rows = []
+    for p in summary["points"]:
+        play = p.get("play")
+        if not play:
+            continue
+        for side in ("pc", "npc"):
+            rows.append(
+                [
+                    p["value"],
+                    side,
+                    *(f"{play[m][side]:.2f}" for m in PLAY_MEASURES if m != "rounds" and m in play),
+                ]
+            )
+    return header, rows
 
 
 def crossing_text(param: str, c: Mapping[str, Any]) -> str:

@@ -13,6 +13,7 @@ differences ``d_i ∈ {−1, 0, 1}`` (see :mod:`caltrop.sim.stats`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -226,6 +227,7 @@ def sweep_summary(
                 "n": s["n"],
                 "win_rate": s["win_rate"],
                 "rounds": {k: s["rounds"][k] for k in ("mean", "median", "p90")},
+                "play": play_measures(s),
             }
         )
     out: dict[str, Any] = {
@@ -239,7 +241,111 @@ def sweep_summary(
     }
     if target is not None:
         out["crossing"] = crossing(points, side=side, target=target)
+    steps = sweep_steps(result.runs, values, side=side)
+    out["steps"] = steps
+    out["against_trend"] = against_trend(points, steps, side=side)
     return out
+
+
+#: What a sweep shows of play at each value (issue 25 item 6): per side, per encounter (damage
+#: per round), named as a designer reads them.
+PLAY_MEASURES = {
+    "damage_per_round": "damage / round",
+    "cost_per_encounter": "Load or points used",
+    "reactions_per_encounter": "reactions",
+    "team_actions_per_encounter": "team actions",
+    "helps_per_encounter": "helps",
+    "hinders_per_encounter": "hinders",
+    "rounds": "rounds",
+}
+
+
+def play_measures(s: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """``{measure: {side: mean}}`` of one value's play (``rounds``: the fight's, on both sides),
+    from its :func:`variant_summary` ``s``."""
+    out: dict[str, dict[str, float]] = {}
+    for key in PLAY_MEASURES:
+        if key in s and isinstance(s[key], dict) and "pc" in s[key]:
+            out[key] = {side: float(s[key][side]) for side in SIDES}
+    for key, field in (("helps_per_encounter", "helps"), ("hinders_per_encounter", "hinders")):
+        out[key] = {
+            side: float(sum(c[field] for c in s["creatures"] if c["side"] == side))
+            for side in SIDES
+        }
+    mean = float(s["rounds"]["mean"])
+    out["rounds"] = {side: mean for side in SIDES}
+    return out
+
+
+def sweep_steps(
+    runs: Sequence[VariantRun], values: Sequence[str], *, side: str
+) -> list[dict[str, Any]]:
+    """``side``'s win-rate change from each value to the next, paired (encounter *i* of every
+    value shares its dice), with its 95% interval."""
+    out = []
+    for k in range(len(runs) - 1):
+        a, b = runs[k].records.wins(side), runs[k + 1].records.wins(side)
+        iv = paired_difference(a, b)
+        if int((a != b).sum()) == 0:
+            iv = newcombe_paired(a, b)
+        out.append(
+            {"from": values[k], "to": values[k + 1], "diff": iv.estimate, "lo": iv.lo, "hi": iv.hi}
+        )
+    return out
+
+
+def _sign(step: dict[str, Any]) -> int:
+    """+1 / −1 where the step's paired interval is clear of 0 on that side, else 0."""
+    return 1 if step["lo"] > 0 else -1 if step["hi"] < 0 else 0
+
+
+def against_trend(
+    points: Sequence[dict[str, Any]], steps: Sequence[dict[str, Any]], *, side: str
+) -> list[dict[str, Any]]:
+    """The steps of a numeric sweep where ``side``'s win rate moves against the sweep's trend
+    — e.g. goblin Evasion 12 → 13 raising the PC win rate that every other step of Evasion
+    lowers (issue 25 item 6). Only significant steps count (the paired interval clear of 0):
+    when they go both ways, the trend is the direction most of them take (ties: the larger
+    total move), and the others are against it. Each names what changed most in play between
+    the two values (``changed``: the play measures by relative change, largest first), so a
+    designer can tell a tactic's quirk (it plays differently) from a rule's effect."""
+    xs = _numbers([p["value"] for p in points])
+    if xs is None or len(xs) < 3 or sorted(xs) != xs:
+        return []
+    signs = [_sign(step) for step in steps]
+    up, down = signs.count(1), signs.count(-1)
+    if not up or not down:
+        return []  # monotone, as far as the samples can tell
+    moved = sum(step["diff"] for step, sign in zip(steps, signs, strict=True) if sign)
+    trend = 1 if up > down else -1 if down > up else (1 if moved > 0 else -1)
+    out = []
+    for k, step in enumerate(steps):
+        if signs[k] != -trend:
+            continue
+        before, after = points[k]["play"], points[k + 1]["play"]
+        changed = []
+        for measure, sides in before.items():
+            for who in SIDES if measure != "rounds" else ("pc",):
+                a, b = sides[who], after[measure][who]
+                if a == b:
+                    continue
+                relative = (b - a) / abs(a) if a else None  # from none at all: first
+                changed.append(
+                    {
+                        "measure": measure,
+                        "side": None if measure == "rounds" else who,
+                        "from": a,
+                        "to": b,
+                        "relative": relative,
+                    }
+                )
+        changed.sort(key=lambda c: -math.inf if c["relative"] is None else -abs(c["relative"]))
+        out.append({**step, "trend": trend, "changed": changed[:PLAY_CHANGES_SHOWN]})
+    return out
+
+
+#: The play measures named for a step against the trend: the ones that moved most.
+PLAY_CHANGES_SHOWN = 4
 
 
 def _numbers(values: Sequence[str]) -> list[float] | None:
