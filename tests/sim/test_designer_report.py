@@ -450,3 +450,79 @@ def test_a_real_sweep_that_is_not_monotone_says_so_and_shows_play() -> None:
     page = sweep_markdown(summary)
     assert "## Not monotone" in page
     assert "## Play per value (per encounter)" in page
+
+
+GRID = ("--set", "goblin.health=4..5", "--set", "goblin.evasion=10..12")
+GRID_RUN = ("--policy", "tactical", "--fast", "--n", "400", "--seed", "4")
+
+
+def test_two_stats_at_once_give_every_pair_on_paired_seeds(tmp_path: Path) -> None:
+    """Issue 25 item 7: "caltrop sweep ENCOUNTER --set A=lo..hi --set B=lo..hi gives a grid
+    with a heat map of the PC win rate and the contour at the target". Each row of the grid is
+    the one-stat sweep of B with A fixed by --variant (the same seeds, so the same fights)."""
+    from caltrop.sim.report import grid_figure
+
+    summary = run_json(
+        "sweep", "goblin-ambush", *GRID, *GRID_RUN, "--target", "0.85", "--report", str(tmp_path)
+    )
+    grid = summary["grid"]
+    assert grid["params"] == ["goblin.health", "goblin.evasion"]
+    assert grid["values"] == [["4", "5"], ["10", "11", "12"]]
+    for health, row in zip(grid["values"][0], grid["cells"], strict=True):
+        alone = run_json(
+            "sweep", "goblin-ambush", "--param", "goblin.evasion=10..12",
+            "--variant", f"goblin.health={health}", *GRID_RUN,
+        )  # fmt: skip
+        assert [c["win_rate"] for c in row] == [p["win_rate"] for p in alone["points"]]
+    assert [c["row"] for c in summary["contour"]] == ["4", "5"]
+    assert all(c["target"] == 0.85 for c in summary["contour"])
+    fig = grid_figure(summary)
+    ax = fig.axes[0]
+    (image,) = ax.get_images()
+    expected = [[100 * c["win_rate"]["pc"]["p"] for c in row] for row in grid["cells"]]
+    assert np.allclose(np.asarray(image.get_array()), expected)
+    assert "Goblin Ambush" in ax.get_title()
+    page = (tmp_path / "report.md").read_text("utf-8")
+    assert "![grid.png](grid.png)" in page
+    for c in summary["contour"]:
+        assert f"- goblin.health = {c['row']}: The PC win rate crosses 85.0%" in page
+
+
+def test_the_contour_is_drawn_where_the_grid_crosses_the_target() -> None:
+    from caltrop.sim.report import grid_figure
+
+    def cell(p: float) -> dict[str, Any]:
+        return {"win_rate": {"pc": {"p": p, "lo": p - 0.02, "hi": p + 0.02}}}
+
+    summary = {
+        "encounter": "Goblin Ambush", "engine": "reference", "n": 100, "side": "pc",
+        "policies": {"pc": "tactical", "npc": "tactical"},
+        "grid": {
+            "params": ["a", "b"], "values": [["1", "2"], ["1", "2"]],
+            "cells": [[cell(0.9), cell(0.6)], [cell(0.7), cell(0.3)]],
+        },
+        "contour": [{"row": "1", "target": 0.5}],
+    }  # fmt: skip
+    ax = grid_figure(summary).axes[0]
+    assert "50.0% contour" in ax.get_legend_handles_labels()[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--set", "goblin.health=4..5"), "--set is given twice"),
+        (
+            ("--set", "goblin.health=4..5", "--set", "goblin.health=6..7"),
+            "names goblin.health twice",
+        ),
+        ((*GRID, "--param", "goblin.health=4..5"), "give one or the other"),
+        ((), "give --param PATH=VALUES"),
+    ],
+)
+def test_a_grid_refuses_what_it_cannot_draw(args: tuple[str, ...], said: str) -> None:
+    from tests.sim.cli import run
+
+    result = run("sweep", "goblin-ambush", *args, *GRID_RUN)
+    assert result.exit_code == 2, result.output
+    assert said in result.stderr
+    assert "Traceback" not in result.output

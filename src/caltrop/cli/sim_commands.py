@@ -793,14 +793,25 @@ def _print_sim(summary: dict[str, Any]) -> None:
 def sweep(
     encounter: EncounterArg,
     param: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--param",
             help="What to step: PATH=VALUES, e.g. goblin.aspects.Finesse=2..8, "
             "load_reset=turn,round, aria.health=10..20..2.",
             show_default=False,
         ),
-    ],
+    ] = None,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="PATH=VALUES",
+            help="Two stats at once: give --set twice (e.g. --set goblin.health=4..8 --set "
+            "goblin.evasion=10..14) for a grid of every pair, a heat map and, with --target, "
+            "its contour. Instead of --param.",
+            show_default=False,
+        ),
+    ] = None,
     variant: Annotated[
         list[str] | None,
         typer.Option("--variant", help="Overrides applied at every value (KEY=VALUE,…)."),
@@ -828,7 +839,8 @@ def sweep(
     report: ReportOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Step one stat or option through values: one win rate per value, with its interval."""
+    """Step one stat or option through values (--param), or two at once (--set twice): one win
+    rate per value or pair, with its interval."""
     from caltrop.sim.overrides import Variant, parse_override, parse_sweep, parse_variant
     from caltrop.sim.summary import sweep_summary
 
@@ -844,6 +856,17 @@ def sweep(
     if engine == "compiled":
         _check_compiled_policies(from_file, policy)
     run_seed = _seed(seed)
+    if sets:
+        if param is not None:
+            fail("--param steps one stat, --set two at once: give one or the other")
+        _sweep_grid(
+            definition, from_file, sets, variant, policy, n=n, seed=run_seed, workers=workers,
+            dask=dask, side=side, target=target, max_rounds=max_rounds, engine=engine,
+            report=report, as_json=as_json,
+        )  # fmt: skip
+        return
+    if param is None:
+        fail("give --param PATH=VALUES (one stat), or --set twice (two stats at once)")
     try:
         path, values = parse_sweep(param)
         _check_size(n, len(values))
@@ -896,6 +919,102 @@ def sweep(
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sweep, report=report, kind="sweep")
+
+
+#: ``--set`` steps exactly this many stats at once (a grid; one is --param).
+GRID_STATS = 2
+
+
+def _sweep_grid(
+    definition: EncounterDef,
+    from_file: Mapping[str, str],
+    sets: list[str],
+    variant: list[str] | None,
+    policy: list[str] | None,
+    *,
+    n: int,
+    seed: int,
+    workers: int | None,
+    dask: str | None,
+    side: str,
+    target: float | None,
+    max_rounds: int | None,
+    engine: Engine,
+    report: Path | None,
+    as_json: bool,
+) -> None:
+    """``sweep --set A=… --set B=…`` (issue 25 item 7): every pair of values played on paired
+    seeds, the grid of win rates, its heat map and, with ``--target``, the contour."""
+    from caltrop.sim.overrides import Variant, parse_override, parse_sweep, parse_variant
+    from caltrop.sim.summary import grid_summary
+
+    if len(sets) != GRID_STATS:
+        fail(f"--set is given twice, for the two stats of a grid, not {len(sets)} times")
+    try:
+        (path_a, values_a), (path_b, values_b) = (parse_sweep(text) for text in sets)
+        key_a, key_b = ".".join(path_a), ".".join(path_b)
+        if key_a == key_b:
+            fail(f"--set names {key_a} twice: a grid steps two different stats")
+        _check_size(n, len(values_a) * len(values_b))
+        base = [o for text in (variant or []) for o in parse_variant(text).overrides]
+        variants = [
+            Variant(
+                f"{key_a}={a},{key_b}={b}",
+                (*base, parse_override(f"{key_a}={a}"), parse_override(f"{key_b}={b}")),
+            )
+            for a in values_a
+            for b in values_b
+        ]
+        keys, values = (key_a, key_b), (values_a, values_b)
+
+        def summarise(result: SimResult) -> dict[str, Any]:
+            summary = grid_summary(result, keys, values, side=side, target=target)
+            return _named_engine({**summary, **result.extra})
+
+        expect(summarise, _print_grid, as_json=as_json)
+        if not as_json:
+            _announce(
+                definition, variants, from_file, policy, n=n, workers=workers, engine=engine,
+                max_rounds=_sampled_rounds(max_rounds), tactics="none", what="this grid",
+            )  # fmt: skip
+        with _dask_client(dask) as cluster:
+            result = _run(
+                definition, variants, from_file, policy, n=n, seed=seed, workers=workers,
+                dask=cluster, max_rounds=_sampled_rounds(max_rounds), as_json=as_json,
+                engine=engine,
+            )  # fmt: skip
+        summary = summarise(result)
+        if engine == "fast":
+            from caltrop.sim.across import fast_tactic
+
+            summary["fast_tactic"] = fast_tactic(definition)
+    except CaltropError as exc:
+        fail(str(exc))
+    _emit(summary, as_json=as_json, show=_print_grid, report=report, kind="grid")
+
+
+def _print_grid(summary: dict[str, Any]) -> None:
+    from caltrop.sim.report import contour_text, grid_rows
+
+    console = _console()
+    a, b = summary["grid"]["params"]
+    console.print(
+        f"{summary['encounter']}: grid of {a} × {b}, {summary['n']:,} encounters per cell, "
+        f"seed {summary['seed']}, {_tactics_text(summary)}",
+        soft_wrap=True,
+    )
+    header, rows = grid_rows(summary, compact=True)
+    table = Table(
+        title=f"{summary.get('side', 'pc').upper()} win rate, % (Wilson 95%)",
+        title_justify="left",
+    )
+    for c in header:
+        table.add_column(c, justify="right")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    for line in contour_text(summary):
+        console.print(line, soft_wrap=True)
 
 
 def _run(
@@ -1036,7 +1155,7 @@ def _emit(
     as_json: bool,
     show: Callable[[dict[str, Any]], None],
     report: Path | None,
-    kind: Literal["sim", "sweep"],
+    kind: Literal["sim", "sweep", "grid"],
 ) -> None:
     """Print the summary (JSON or tables) and write the report directory if asked (matplotlib
     is imported only then)."""
@@ -1045,9 +1164,11 @@ def _emit(
     else:
         show(summary)
     if report is not None:
-        from caltrop.sim.report import write_sim_report, write_sweep_report
+        from caltrop.sim.report import write_grid_report, write_sim_report, write_sweep_report
 
-        write = write_sim_report if kind == "sim" else write_sweep_report
+        write = {"sim": write_sim_report, "sweep": write_sweep_report, "grid": write_grid_report}[
+            kind
+        ]
         try:
             written = write(summary, report)
         except OSError as exc:

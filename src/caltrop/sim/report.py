@@ -672,3 +672,98 @@ def write_sweep_report(summary: Mapping[str, Any], directory: Path) -> list[Path
     page = directory / "report.md"
     page.write_text(sweep_markdown(summary, ["sweep.png"]) + "\n", encoding="utf-8")
     return [directory / "sweep.png", page]
+
+
+# -- caltrop sweep --set A --set B -----------------------------------------------------------------
+
+
+def grid_figure(summary: Mapping[str, Any]) -> Figure:
+    """A heat map of ``side``'s win rate over two stats (issue 25 item 7), each cell written in,
+    with the contour where it crosses the target (interpolated between cells)."""
+    import numpy as np
+
+    grid = summary["grid"]
+    side = summary.get("side", "pc")
+    rows, cols = grid["values"]
+    z = np.array([[100 * c["win_rate"][side]["p"] for c in row] for row in grid["cells"]])
+    fig = _figure(max(6.0, 0.8 * len(cols) + 3), max(4.5, 0.5 * len(rows) + 2.5))
+    ax = fig.subplots()
+    image = ax.imshow(z, origin="lower", cmap="viridis", vmin=0, vmax=100, aspect="auto")
+    fig.colorbar(image, ax=ax, label=f"{_SIDE_NAMES[side]} win rate (%)")
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            ink = "black" if z[i, j] > 60 else "white"  # viridis is light at the top
+            ax.text(j, i, f"{z[i, j]:.0f}", ha="center", va="center", fontsize=8, color=ink)
+    c = summary.get("contour")
+    if c and len(rows) > 1 and len(cols) > 1 and z.min() <= 100 * c[0]["target"] <= z.max():
+        level = 100 * c[0]["target"]
+        ax.contour(z, levels=[level], colors="#ff3333", linewidths=2)
+        ax.plot([], [], color="#ff3333", label=f"{pct(c[0]['target'])} contour")
+        ax.legend(loc="upper right", fontsize=8)
+    ax.set_xticks(range(len(cols)), cols)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_xlabel(grid["params"][1])
+    ax.set_ylabel(grid["params"][0])
+    ax.set_title(
+        f"{_SIDE_NAMES[side]} win rate over {grid['params'][0]} × {grid['params'][1]} "
+        f"(n = {summary['n']:,} each)\n{caption(summary)}",
+        fontsize=10,
+    )
+    return fig
+
+
+def grid_rows(
+    summary: Mapping[str, Any], *, compact: bool = False
+) -> tuple[list[str], list[list[str]]]:
+    """The grid as a table: a row per value of the first stat, a column per value of the
+    second, each cell the win rate with its Wilson interval (``compact``: "93.7 (92–95)", in
+    percent, for a terminal)."""
+    grid = summary["grid"]
+    side = summary.get("side", "pc")
+    a, b = grid["params"]
+    header = [f"{a} \\ {b}", *grid["values"][1]]
+    rows = [
+        [value, *((_compact if compact else interval_text)(c["win_rate"][side]) for c in row)]
+        for value, row in zip(grid["values"][0], grid["cells"], strict=True)
+    ]
+    return header, rows
+
+
+def _compact(d: Mapping[str, float]) -> str:
+    return f"{100 * d['p']:.1f} ({100 * d['lo']:.0f}–{100 * d['hi']:.0f})"
+
+
+def contour_text(summary: Mapping[str, Any]) -> list[str]:
+    """Per value of the first stat, where the win rate crosses the target along the second."""
+    a, b = summary["grid"]["params"]
+    return [f"{a} = {c['row']}: {crossing_text(b, c)}" for c in summary.get("contour", [])]
+
+
+def grid_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
+    a, b = summary["grid"]["params"]
+    side = str(summary.get("side", "pc")).upper()
+    lines = [
+        f"# {summary['encounter']}: `{a}` × `{b}`",
+        "",
+        f"{summary['n']:,} encounters per cell, seed {summary['seed']} (paired across cells); "
+        f"policies: PCs `{summary['policies']['pc']}`, NPCs `{summary['policies']['npc']}`; "
+        f"engine: {_engine(summary)}. {side} win rate (Wilson 95%):",
+        "",
+    ]
+    lines += _table(*grid_rows(summary))
+    if summary.get("contour"):
+        lines += ["## Where it crosses the target", ""]
+        lines += [f"- {t}" for t in contour_text(summary)]
+        lines += [""]
+    for image in images:
+        lines += [f"![{image}]({image})", ""]
+    return "\n".join(lines)
+
+
+def write_grid_report(summary: Mapping[str, Any], directory: Path) -> list[Path]:
+    """Write ``grid.png`` (the heat map with its contour) and ``report.md``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    grid_figure(summary).savefig(directory / "grid.png", dpi=110)
+    page = directory / "report.md"
+    page.write_text(grid_markdown(summary, ["grid.png"]) + "\n", encoding="utf-8")
+    return [directory / "grid.png", page]

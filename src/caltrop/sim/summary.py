@@ -403,3 +403,52 @@ def crossing(points: Sequence[dict[str, Any]], *, side: str, target: float) -> d
         "hi": hi,
         "crossings": len(found),
     }
+
+
+# -- two stats at once ------------------------------------------------------------------------
+
+
+def grid_summary(
+    result: SimResult,
+    paths: tuple[str, str],
+    values: tuple[Sequence[str], Sequence[str]],
+    *,
+    side: str = "pc",
+    target: float | None = None,
+) -> dict[str, Any]:
+    """``caltrop sweep --set A=… --set B=…`` (issue 25 item 7): one cell per pair of values
+    (``result.runs`` in row-major order: A's first value with every B value, then the next),
+    each with its Wilson interval; with ``target``, per value of A, where ``side``'s win rate
+    crosses it along B (:func:`crossing`) — the contour a heat map draws."""
+    rows_a, cols_b = values
+    if len(result.runs) != len(rows_a) * len(cols_b):
+        raise ValueError("a grid needs one run per pair of values")
+    cells: list[list[dict[str, Any]]] = []
+    for i, _a in enumerate(rows_a):
+        row = []
+        for j, b in enumerate(cols_b):
+            run = result.runs[i * len(cols_b) + j]
+            s = variant_summary(run)
+            row.append(
+                {
+                    "value": b,
+                    "n": s["n"],
+                    "win_rate": s["win_rate"],
+                    "rounds": {k: s["rounds"][k] for k in ("mean", "median", "p90")},
+                }
+            )
+        cells.append(row)
+    out: dict[str, Any] = {
+        "encounter": result.encounter,
+        "seed": result.seed,
+        "n": result.n,
+        "policies": result.policies,
+        "grid": {"params": list(paths), "values": [list(rows_a), list(cols_b)], "cells": cells},
+        "side": side,
+    }
+    if target is not None:
+        out["contour"] = [
+            {"row": a, **crossing(row, side=side, target=target)}
+            for a, row in zip(rows_a, cells, strict=True)
+        ]
+    return out
