@@ -526,3 +526,26 @@ def test_a_grid_refuses_what_it_cannot_draw(args: tuple[str, ...], said: str) ->
     assert result.exit_code == 2, result.output
     assert said in result.stderr
     assert "Traceback" not in result.output
+
+
+@given(st.lists(st.tuples(st.floats(-0.2, 0.2), st.floats(0.001, 0.1)), min_size=2, max_size=8))
+def test_what_is_flagged_goes_against_a_majority(moves: list[tuple[float, float]]) -> None:
+    """Any sweep: a flagged step is significant and opposite to the trend; the flagged steps
+    are never more than the significant steps that follow the trend; a sweep whose significant
+    steps all go one way is monotone (nothing flagged)."""
+    from caltrop.sim.summary import against_trend
+
+    values = [str(v) for v in range(len(moves) + 1)]
+    steps = [_step(values[k], values[k + 1], diff, half) for k, (diff, half) in enumerate(moves)]
+    points = [_point(v, 0.5) for v in values]
+    flagged = against_trend(points, steps, side="pc")
+    signs = [1 if s["lo"] > 0 else -1 if s["hi"] < 0 else 0 for s in steps]
+    if not (1 in signs and -1 in signs):
+        assert flagged == []
+        return
+    trend = flagged[0]["trend"]
+    for f in flagged:
+        sign = 1 if f["lo"] > 0 else -1
+        assert sign == -trend
+    assert len(flagged) <= signs.count(trend)
+    assert len(flagged) == signs.count(-trend)

@@ -121,7 +121,9 @@ def test_ctrl_c_stops_the_workers_prints_what_finished_and_exits_130(
 ) -> None:
     """SIGINT to the whole process group, as a terminal sends it, once the first progress
     line says encounters have finished."""
-    args = [*command, "--n", "600", "--seed", "3", "--workers", "2", "--policy", "tactical"]
+    # long enough that the first progress line comes well before the end, even under load (a
+    # loaded machine starts the workers late, and then 1,200 encounters finish in a burst)
+    args = [*command, "--n", "4000", "--seed", "3", "--workers", "2", "--policy", "tactical"]
     if command[0] == "sim":
         args += ["--policies", "none"]
     proc = subprocess.Popen(
