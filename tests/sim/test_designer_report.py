@@ -549,3 +549,21 @@ def test_what_is_flagged_goes_against_a_majority(moves: list[tuple[float, float]
         assert sign == -trend
     assert len(flagged) <= signs.count(trend)
     assert len(flagged) == signs.count(-trend)
+
+
+def test_the_pilot_measures_how_much_the_load_stretches_cpu_time() -> None:
+    """The strong player's estimate is CPU time; on a loaded machine (7 runs on 2 cores) a
+    process gets a fraction of a core: wall over CPU of the pilot says how much."""
+    from caltrop.sim.estimate import PILOT_ENCOUNTERS, Pilot, pilot
+    from caltrop.sim.overrides import Variant
+    from tests.sim.tiny import duel
+
+    wall = iter([0.0, 4.0 * PILOT_ENCOUNTERS])
+    cpu = iter([1.0, 1.0 + PILOT_ENCOUNTERS])
+    found = pilot(
+        duel(), Variant("baseline"), {"pc": "tactical", "npc": "tactical"}, max_rounds=100,
+        clock=lambda: next(wall), cpu=lambda: next(cpu),
+    )  # fmt: skip
+    assert (found.seconds, found.cpu_seconds) == pytest.approx((4.0, 1.0))
+    assert found.slowdown == pytest.approx(4.0)
+    assert Pilot(1.0, 2.0).slowdown == 1.0  # never below 1: threads do not make it faster

@@ -454,15 +454,16 @@ def _announce(
             v.apply(definition)
         count = _workers(workers)
         parts: list[tuple[str, float]] = []
+        slowdown = 1.0
         if engine != "fast" and n * len(variants) >= estimate.PILOT_MIN_RUN:
             kernel = None
             if engine == "compiled":  # the kernel's own timing: a pilot's overhead dwarfs it
                 kernel = estimate.compiled_seconds(definition, variants, n)
             if kernel is None:
-                each = estimate.pilot_seconds(
+                main_pilot = estimate.pilot(
                     definition, variants[0], policies, engine=engine, max_rounds=max_rounds
                 )
-                kernel = each * n * len(variants)
+                kernel, slowdown = main_pilot.seconds * n * len(variants), main_pilot.slowdown
             parts.append(("the main run", kernel / count))
         if (tactics or "").strip() != "none":
             wanted = [t.strip() for t in tactics.split(",") if t.strip()] if tactics else None
@@ -474,13 +475,14 @@ def _announce(
                     continue  # reused from the main run / the fast path: seconds
                 if name == SEARCH:
                     fits, played, took = search_plan(definition, variants, engine_n, count)
-                    if fits or (wanted and SEARCH in wanted):
-                        seconds += took * played / max(1, min(engine_n, 40))
+                    if fits or (wanted and SEARCH in wanted):  # CPU time: stretched by load
+                        seconds += slowdown * took * played / max(1, min(engine_n, 40))
                     continue
-                each = estimate.pilot_seconds(
+                tactic = estimate.pilot(
                     definition, variants[0], {"pc": name, "npc": name}, max_rounds=max_rounds
                 )
-                seconds += estimate.shared(each, engine_n * len(variants), count)
+                slowdown = max(slowdown, tactic.slowdown)
+                seconds += estimate.shared(tactic.seconds, engine_n * len(variants), count)
             if seconds:
                 parts.append(("the comparison under each tactic", seconds))
         if not parts:

@@ -5,7 +5,9 @@ A short pilot plays a few encounters of the first variant in this process, on th
 policies the run will use (after one that warms the caches), and times them on the wall clock,
 so the machine's load at that moment is in the figure. The run's estimate is that rate times
 its encounters, shared by its workers; the comparison under each tactic is piloted the same way
-per tactic (the strong player by :func:`caltrop.sim.across.search_plan`'s own estimate). Where
+per tactic (the strong player by :func:`caltrop.sim.across.search_plan`'s own estimate, of CPU
+time, stretched by the pilot's wall-over-CPU ratio: on a loaded machine a process gets less than
+a core). Where
 the reference engine plays ``tactical`` on both sides and the compiled kernel can play the
 encounter, the estimate also says how long ``--fast --policy tactical`` (the same choices, its
 own dice) would take to answer the same question.
@@ -42,6 +44,20 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+@dataclass(frozen=True, slots=True)
+class Pilot:
+    """Seconds per encounter of a pilot, on the wall clock and of this process's CPU."""
+
+    seconds: float
+    cpu_seconds: float
+
+    @property
+    def slowdown(self) -> float:
+        """Wall over CPU time, at least 1: how much the machine's load stretches a CPU-time
+        estimate (the strong player's is one), measured now."""
+        return max(1.0, self.seconds / max(self.cpu_seconds, 1e-9))
+
+
 def pilot_seconds(
     definition: EncounterDef,
     variant: Variant,
@@ -53,6 +69,22 @@ def pilot_seconds(
 ) -> float:
     """Wall-clock seconds per encounter of ``variant`` under ``policies`` on ``engine``, from
     :data:`PILOT_ENCOUNTERS` encounters in this process (one more first, untimed)."""
+    return pilot(
+        definition, variant, policies, engine=engine, max_rounds=max_rounds, clock=clock
+    ).seconds
+
+
+def pilot(
+    definition: EncounterDef,
+    variant: Variant,
+    policies: Mapping[str, str],
+    *,
+    engine: str = "reference",
+    max_rounds: int,
+    clock: Callable[[], float] = time.perf_counter,
+    cpu: Callable[[], float] = time.process_time,
+) -> Pilot:
+    """:func:`pilot_seconds`, with the CPU time of the same encounters."""
     from caltrop.sim.runner import simulate
 
     def play(n: int, seed: int) -> None:
@@ -68,9 +100,10 @@ def pilot_seconds(
         )
 
     play(1, PILOT_SEED + 1)
-    began = clock()
+    began, began_cpu = clock(), cpu()
     play(PILOT_ENCOUNTERS, PILOT_SEED)
-    return max(clock() - began, 1e-6) / PILOT_ENCOUNTERS
+    wall, used = max(clock() - began, 1e-6), max(cpu() - began_cpu, 1e-6)
+    return Pilot(wall / PILOT_ENCOUNTERS, used / PILOT_ENCOUNTERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +159,11 @@ __all__ = [
     "PILOT_ENCOUNTERS",
     "PILOT_MIN_RUN",
     "PILOT_SEED",
+    "Pilot",
     "Plan",
     "compiled_seconds",
     "duration",
+    "pilot",
     "pilot_seconds",
     "shared",
 ]
