@@ -567,3 +567,22 @@ def test_the_pilot_measures_how_much_the_load_stretches_cpu_time() -> None:
     assert (found.seconds, found.cpu_seconds) == pytest.approx((4.0, 1.0))
     assert found.slowdown == pytest.approx(4.0)
     assert Pilot(1.0, 2.0).slowdown == 1.0  # never below 1: threads do not make it faster
+
+
+def test_the_strong_player_is_estimated_not_piloted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pilot of --policy search would itself take seconds to minutes: its own estimate
+    (:func:`caltrop.sim.across.search_seconds`) is used instead."""
+    from caltrop.sim import estimate
+    from tests.sim.cli import run
+
+    def no_pilot(*args: object, **kwargs: object) -> estimate.Pilot:
+        raise AssertionError("search was piloted")
+
+    monkeypatch.setattr(estimate, "ANNOUNCE_SECONDS", 0.0)
+    monkeypatch.setattr(estimate, "pilot", no_pilot)
+    result = run(
+        "sim", "duel", "--policy", "search", "--n", str(estimate.PILOT_MIN_RUN), "--seed", "1",
+        "--workers", "1",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("This comparison will take about ")

@@ -443,7 +443,7 @@ def _announce(
     would take where that answers the same question (issue 25 item 4). A run estimated under
     ANNOUNCE_SECONDS says nothing. Bad options are left to the run, which names them."""
     from caltrop.sim import estimate
-    from caltrop.sim.across import FAST, SEARCH, playable_policies, search_plan
+    from caltrop.sim.across import FAST, SEARCH, playable_policies, search_plan, search_seconds
     from caltrop.sim.runner import resolve_policies
 
     if engine == "fast" and (tactics or "").strip() == "none":
@@ -459,6 +459,9 @@ def _announce(
             kernel = None
             if engine == "compiled":  # the kernel's own timing: a pilot's overhead dwarfs it
                 kernel = estimate.compiled_seconds(definition, variants, n)
+            if kernel is None and SEARCH in policies.values():  # seconds an encounter: no pilot
+                each = search_seconds(variants[0].apply(definition))
+                kernel = each * n * len(variants)
             if kernel is None:
                 main_pilot = estimate.pilot(
                     definition, variants[0], policies, engine=engine, max_rounds=max_rounds
