@@ -516,6 +516,10 @@ def test_the_contour_is_drawn_where_the_grid_crosses_the_target() -> None:
             "names goblin.health twice",
         ),
         ((*GRID, "--param", "goblin.health=4..5"), "give one or the other"),
+        (
+            ("--set", "goblin.health=1..100", "--set", "goblin.evasion=0..10"),
+            "100 × 11 values = 1,100 cells; a grid takes at most 1,000",
+        ),
         ((), "give --param PATH=VALUES"),
     ],
 )

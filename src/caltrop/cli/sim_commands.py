@@ -950,7 +950,13 @@ def _sweep_grid(
 ) -> None:
     """``sweep --set A=… --set B=…`` (issue 25 item 7): every pair of values played on paired
     seeds, the grid of win rates, its heat map and, with ``--target``, the contour."""
-    from caltrop.sim.overrides import Variant, parse_override, parse_sweep, parse_variant
+    from caltrop.sim.overrides import (
+        MAX_SWEEP_VALUES,
+        Variant,
+        parse_override,
+        parse_sweep,
+        parse_variant,
+    )
     from caltrop.sim.summary import grid_summary
 
     if len(sets) != GRID_STATS:
@@ -960,7 +966,14 @@ def _sweep_grid(
         key_a, key_b = ".".join(path_a), ".".join(path_b)
         if key_a == key_b:
             fail(f"--set names {key_a} twice: a grid steps two different stats")
-        _check_size(n, len(values_a) * len(values_b))
+        cells = len(values_a) * len(values_b)
+        if cells > MAX_SWEEP_VALUES:  # as many variants as a one-stat sweep, counted first
+            fail(
+                f"--set: {len(values_a):,} × {len(values_b):,} values = {cells:,} cells; a grid "
+                f"takes at most {MAX_SWEEP_VALUES:,} (as a sweep takes at most {MAX_SWEEP_VALUES:,} "
+                "values)"
+            )
+        _check_size(n, cells)
         base = [o for text in (variant or []) for o in parse_variant(text).overrides]
         variants = [
             Variant(
