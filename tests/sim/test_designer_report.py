@@ -590,3 +590,23 @@ def test_the_strong_player_is_estimated_not_piloted(monkeypatch: pytest.MonkeyPa
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert result.stderr.startswith("This comparison will take about ")
+
+
+def test_each_tactic_has_its_own_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25 item 4, never blind: one count over every tactic said "about 2 min left" when
+    the strong player, a thousand times slower than the rest, still had 25 min to play; each
+    tactic now has its own progress, and its own rate for the time left."""
+    from caltrop.cli import sim_interrupt
+    from tests.sim.cli import run
+
+    monkeypatch.setattr(sim_interrupt, "PROGRESS_FIRST_SECONDS", 0.0)  # a line at once
+    result = run(
+        "sim", "orc-bridge", "--variant", "load_reset=turn", "--variant", "load_reset=round",
+        "--n", "60", "--seed", "2", "--workers", "1", "--policies", "attack-weakest,random",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    for tactic in ("attack-weakest", "random"):  # 60 encounters of each of the two variants
+        mine = [line for line in lines if line.startswith(f"tactics ({tactic}): ")]
+        assert mine, lines
+        assert all(" of 120 (" in line for line in mine), mine

@@ -548,9 +548,9 @@ def _across(
     def size(name: str) -> int:
         return n if name == FAST else search_n if name == SEARCH else engine_n
 
-    todo = sum(size(p) for p in names if p not in done) * len(variants)
-    with _progress(todo, "tactics", quiet) as advance:
-        for name in names:
+    for name in names:  # a bar (or progress lines) per tactic: their speeds differ a thousandfold
+        todo = 0 if name in done else size(name) * len(variants)
+        with _progress(max(1, todo), f"tactics ({name})", quiet or not todo) as advance:
             part = across_tactics(
                 definition,
                 variants,
