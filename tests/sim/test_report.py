@@ -21,7 +21,7 @@ def test_the_headline_chart_is_the_difference_per_tactic(tmp_path: Path) -> None
     fig = difference_figure(summary)
     (ax,) = fig.axes
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels == ["attack-weakest", "fast"]
+    assert [label.split(" (n = ")[0] for label in labels] == ["attack-weakest", "fast"]
     written = [p.name for p in write_sim_report(summary, tmp_path)]
     assert written[0] == "difference.png"
     assert "creatures.png" in written

@@ -34,6 +34,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from caltrop.cli.common import err, fail, out, print_json
+from caltrop.cli.sim_interrupt import ProgressLines, expect, reached, stops_cleanly
 from caltrop.content import encounter_policies, load_encounter
 from caltrop.content.paths import path_problem
 from caltrop.core.model import EncounterDef
@@ -172,7 +173,12 @@ def _policies(given: Sequence[str] | None) -> dict[str, str]:
 
 @contextmanager
 def _progress(total: int, what: str, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar on a terminal; on a pipe or file, one line on stderr now and then
+    (:class:`caltrop.cli.sim_interrupt.ProgressLines`: never blind, issue 25 item 4)."""
     console = Console(stderr=True)
+    if not quiet and not console.is_terminal:
+        yield ProgressLines(total, what, console.file)
+        return
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -270,6 +276,7 @@ def _os_reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
+@stops_cleanly
 def sim(
     encounter: EncounterArg,
     variant: VariantOpt = None,
@@ -302,14 +309,31 @@ def sim(
             "play the encounter, except search.",
         ),
     ] = None,
+    best: Annotated[
+        str | None,
+        typer.Option(
+            "--best-response",
+            metavar="pc|npc",
+            help="Also solve exactly how often that side wins with its best play against the "
+            "other side's tactics, beside its own tactic's rate (small encounters; states "
+            "capped by --max-states).",
+        ),
+    ] = None,
     report: ReportOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Play an encounter N times under each rule variant, on paired seeds, and compare them."""
     from caltrop.sim.overrides import parse_variant
-    from caltrop.sim.summary import summarise
+    from caltrop.sim.summary import exact_differences, summarise
 
     engine = _engine(fast, policy)
+    if best is not None and best not in ("pc", "npc"):
+        fail(f"--best-response is pc or npc (the side that plays its best), not {best!r}")
+    if best is not None and engine == "fast":
+        fail(
+            "--best-response solves against the reference engine's tactics, not the fast "
+            "path's; drop --fast (or add --policy tactical)"
+        )
     if fast:
         _refuse_with_fast(dask=dask, engine=engine, exact=exact)
     _check_workers(workers)
@@ -322,6 +346,19 @@ def sim(
     try:
         _check_tactics(tactics)
         variants = [parse_variant(v) for v in (variant or ["baseline"])]
+        expect(lambda cut: _named_engine(summarise(cut)), _print_sim, as_json=as_json)
+        if not as_json:
+            _announce(
+                definition,
+                variants,
+                from_file,
+                policy,
+                n=n,
+                workers=workers,
+                engine=engine,
+                max_rounds=_sampled_rounds(max_rounds),
+                tactics=tactics if len(variants) > 1 else "none",
+            )
         with _dask_client(dask) as cluster:
             result = _run(
                 definition,
@@ -341,6 +378,7 @@ def sim(
             from caltrop.sim.across import fast_tactic
 
             summary["fast_tactic"] = fast_tactic(definition)
+        reached(summary, "the comparison under each tactic")
         if len(variants) > 1 and (tactics or "").strip() != "none":
             summary["across_tactics"] = _across(
                 definition,
@@ -355,6 +393,8 @@ def sim(
                 capped=summary["engine"] != "reference",
             )
         refused: CaltropError | None = None
+        exact_done = not exact
+        reached(summary, "the exact solve")
         if exact:
             try:
                 _add_exact(
@@ -362,12 +402,22 @@ def sim(
                 )
             except CaltropError as exc:
                 refused = exc  # issue 10: the sampled results are kept and shown all the same
+            else:
+                exact_done = True
+                exact_differences(summary)  # issue 25 item 1: b − a, exactly, beside its interval
+        reached(summary, "the best response")
+        if best is not None and refused is None:
+            try:
+                _add_best_response(summary, result, best, max_nodes=max_states)
+            except CaltropError as exc:
+                refused = exc
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sim, report=report, kind="sim")
     if refused is not None:
+        what = "--best-response" if exact_done else "--exact"
         err().print(
-            f"Error: --exact refused (the sampled results are shown): {refused}",
+            f"Error: {what} refused (the sampled results are shown): {refused}",
             style="bold red",
             soft_wrap=True,
         )
@@ -393,6 +443,84 @@ def _check_tactics(tactics: str | None) -> None:
 
 #: With --fast (either kind) the engine's tactics play this many encounters per variant at most.
 ACROSS_ENGINE_N = 2000
+
+
+def _announce(
+    definition: EncounterDef,
+    variants: list[Variant],
+    from_file: Mapping[str, str],
+    policy: list[str] | None,
+    *,
+    n: int,
+    workers: int | None,
+    engine: Engine,
+    max_rounds: int,
+    tactics: str | None,
+    what: str = "this comparison",
+) -> None:
+    """Before a run of at least PILOT_MIN_RUN encounters, one line on stderr: how long it will
+    take, from a short pilot of each tactic it plays, and how long ``--fast --policy tactical``
+    would take where that answers the same question (issue 25 item 4). A run estimated under
+    ANNOUNCE_SECONDS says nothing. Bad options are left to the run, which names them."""
+    from caltrop.sim import estimate
+    from caltrop.sim.across import FAST, SEARCH, playable_policies, search_plan, search_seconds
+    from caltrop.sim.runner import resolve_policies
+
+    if engine == "fast" and (tactics or "").strip() == "none":
+        return  # the fast path alone: seconds
+    try:
+        policies = resolve_policies(from_file, _policies(policy))
+        for v in variants:
+            v.apply(definition)
+        count = _workers(workers)
+        parts: list[tuple[str, float]] = []
+        slowdown = 1.0
+        if engine != "fast" and n * len(variants) >= estimate.PILOT_MIN_RUN:
+            kernel = None
+            if engine == "compiled":  # the kernel's own timing: a pilot's overhead dwarfs it
+                kernel = estimate.compiled_seconds(definition, variants, n)
+            if kernel is None and SEARCH in policies.values():  # seconds an encounter: no pilot
+                each = search_seconds(variants[0].apply(definition))
+                kernel = each * n * len(variants)
+            if kernel is None:
+                main_pilot = estimate.pilot(
+                    definition, variants[0], policies, engine=engine, max_rounds=max_rounds
+                )
+                kernel, slowdown = main_pilot.seconds * n * len(variants), main_pilot.slowdown
+            parts.append(("the main run", kernel / count))
+        if (tactics or "").strip() != "none":
+            wanted = [t.strip() for t in tactics.split(",") if t.strip()] if tactics else None
+            main = policies["pc"] if policies["pc"] == policies["npc"] else None
+            engine_n = min(n, ACROSS_ENGINE_N) if engine != "reference" else n
+            seconds = 0.0
+            for name in playable_policies(definition, variants, wanted):
+                if name in (main, FAST):
+                    continue  # reused from the main run / the fast path: seconds
+                if name == SEARCH:
+                    fits, played, took = search_plan(definition, variants, engine_n, count)
+                    if fits or (wanted and SEARCH in wanted):  # CPU time: stretched by load
+                        seconds += slowdown * took * played / max(1, min(engine_n, 40))
+                    continue
+                tactic = estimate.pilot(
+                    definition, variants[0], {"pc": name, "npc": name}, max_rounds=max_rounds
+                )
+                slowdown = max(slowdown, tactic.slowdown)
+                seconds += estimate.shared(tactic.seconds, engine_n * len(variants), count)
+            if seconds:
+                parts.append(("the comparison under each tactic", seconds))
+        if not parts:
+            return  # short: nothing piloted
+        faster = None
+        if engine == "reference" and policies == {"pc": "tactical", "npc": "tactical"}:
+            compiled = estimate.compiled_seconds(definition, variants, n)
+            if compiled is not None:
+                faster = ("--fast --policy tactical", compiled)
+    except CaltropError:
+        return
+    plan = estimate.Plan(count, tuple(parts), faster)
+    if plan.seconds >= estimate.ANNOUNCE_SECONDS:
+        line = plan.text(what)
+        err().print(line[0].upper() + line[1:], style="dim", soft_wrap=True)
 
 
 def _across(
@@ -440,9 +568,9 @@ def _across(
     def size(name: str) -> int:
         return n if name == FAST else search_n if name == SEARCH else engine_n
 
-    todo = sum(size(p) for p in names if p not in done) * len(variants)
-    with _progress(todo, "tactics", quiet) as advance:
-        for name in names:
+    for name in names:  # a bar (or progress lines) per tactic: their speeds differ a thousandfold
+        todo = 0 if name in done else size(name) * len(variants)
+        with _progress(max(1, todo), f"tactics ({name})", quiet or not todo) as advance:
             part = across_tactics(
                 definition,
                 variants,
@@ -509,6 +637,16 @@ def _add_exact(
         }
 
 
+def _add_best_response(summary: dict[str, Any], result: Any, side: str, *, max_nodes: int) -> None:
+    """Every variant's best response of ``side`` (issue 25 item 5), beside its policy's value."""
+    from caltrop.sim.best_response import best_response_summary
+
+    for entry, run in zip(summary["variants"], result.runs, strict=True):
+        entry["best_response"] = best_response_summary(
+            run.definition, side, result.policies, max_nodes=max_nodes
+        )
+
+
 def _tactics_text(summary: Mapping[str, Any]) -> str:
     """The tactics of a run and the engine that played them, in words (issue 13)."""
     pc, npc = summary["policies"]["pc"], summary["policies"]["npc"]
@@ -533,7 +671,6 @@ def _named_engine(summary: dict[str, Any]) -> dict[str, Any]:
 
 def _print_across(console: Console, across: Mapping[str, Any]) -> None:
     from caltrop.sim.across import ACROSS_SEARCH_N, ACROSS_SEARCH_SECONDS, SEARCH
-    from caltrop.sim.report import diff_text
 
     table = Table(
         title="The same comparison under each tactic: PC win rate, b − a (paired, 95%)",
@@ -549,7 +686,9 @@ def _print_across(console: Console, across: Mapping[str, Any]) -> None:
         if not mine:
             continue
         n = next(iter(mine.values()))["n"]
-        table.add_row(policy, f"{n:,}", *(diff_text(mine[p]) if p in mine else "" for p in pairs))
+        table.add_row(
+            policy, f"{n:,}", *(_across_cell(mine[p]) if p in mine else "" for p in pairs)
+        )
     console.print(table)
     if "fast_tactic" in across:
         console.print(f"fast = the fast path's tactic: {across['fast_tactic']}", style="dim")
@@ -566,6 +705,15 @@ def _print_across(console: Console, across: Mapping[str, Any]) -> None:
     for v in across["verdicts"]:
         style = "bold yellow" if v["kind"] in ("sign", "significance") else None
         console.print(v["text"][0].upper() + v["text"][1:] + ".", style=style, soft_wrap=True)
+
+
+def _across_cell(row: Mapping[str, Any]) -> str:
+    """One cell of the comparison under each tactic: the sampled difference, and the exact one
+    beside it where ``--exact`` solved that tactic (issue 25 item 1)."""
+    from caltrop.sim.report import diff_text, exact_diff_text
+
+    exact = exact_diff_text(row)
+    return diff_text(row) + (f"; exact {exact}" if exact else "")
 
 
 def _exact_line(name: str, exact: dict[str, Any]) -> str:
@@ -595,7 +743,8 @@ def _console() -> Console:
 
 
 def _print_sim(summary: dict[str, Any]) -> None:
-    from caltrop.sim.report import diff_text, side_cells
+    from caltrop.sim.best_response import best_response_text
+    from caltrop.sim.report import diff_text, exact_diff_text, side_cells
 
     console = _console()
     console.print(
@@ -626,6 +775,9 @@ def _print_sim(summary: dict[str, Any]) -> None:
     for v in summary["variants"]:
         if "exact" in v:
             console.print(_exact_line(v["name"], v["exact"]), soft_wrap=True)
+    for v in summary["variants"]:
+        if "best_response" in v:
+            console.print(best_response_text(v["name"], v["best_response"]), soft_wrap=True)
     side_table = Table(title="Per side, per encounter", title_justify="left")
     for c in (
         "variant",
@@ -643,11 +795,13 @@ def _print_sim(summary: dict[str, Any]) -> None:
     console.print(side_table)
     if summary["differences"]:
         diffs = Table(title="Paired differences, b − a (95%)", title_justify="left")
-        for c in ("a", "b", "measure", "difference"):
-            diffs.add_column(c, justify="left" if c != "difference" else "right")
+        with_exact = any("exact" in d for d in summary["differences"])
+        for c in ("a", "b", "measure", "difference", *(["exact"] if with_exact else [])):
+            diffs.add_column(c, justify="left" if c in ("a", "b", "measure") else "right")
         for d in summary["differences"]:
             measure = f"{d['side']} win rate" if d["measure"] == "win_rate" else "mean rounds"
-            diffs.add_row(d["a"], d["b"], measure, diff_text(d))
+            cells = [d["a"], d["b"], measure, diff_text(d)]
+            diffs.add_row(*cells, *([exact_diff_text(d)] if with_exact else []))
         console.print(diffs)
     if "across_tactics" in summary:
         _print_across(console, summary["across_tactics"])
@@ -660,17 +814,29 @@ def _print_sim(summary: dict[str, Any]) -> None:
         )
 
 
+@stops_cleanly
 def sweep(
     encounter: EncounterArg,
     param: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--param",
             help="What to step: PATH=VALUES, e.g. goblin.aspects.Finesse=2..8, "
             "load_reset=turn,round, aria.health=10..20..2.",
             show_default=False,
         ),
-    ],
+    ] = None,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="PATH=VALUES",
+            help="Two stats at once: give --set twice (e.g. --set goblin.health=4..8 --set "
+            "goblin.evasion=10..14) for a grid of every pair, a heat map and, with --target, "
+            "its contour. Instead of --param.",
+            show_default=False,
+        ),
+    ] = None,
     variant: Annotated[
         list[str] | None,
         typer.Option("--variant", help="Overrides applied at every value (KEY=VALUE,…)."),
@@ -698,7 +864,8 @@ def sweep(
     report: ReportOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Step one stat or option through values: one win rate per value, with its interval."""
+    """Step one stat or option through values (--param), or two at once (--set twice): one win
+    rate per value or pair, with its interval."""
     from caltrop.sim.overrides import Variant, parse_override, parse_sweep, parse_variant
     from caltrop.sim.summary import sweep_summary
 
@@ -715,6 +882,17 @@ def sweep(
     if engine == "compiled":
         _check_compiled_policies(from_file, policy)
     run_seed = _seed(seed)
+    if sets:
+        if param is not None:
+            fail("--param steps one stat, --set two at once: give one or the other")
+        _sweep_grid(
+            definition, from_file, sets, variant, policy, n=n, seed=run_seed, workers=workers,
+            dask=dask, side=side, target=target, max_rounds=max_rounds, engine=engine,
+            report=report, as_json=as_json,
+        )  # fmt: skip
+        return
+    if param is None:
+        fail("give --param PATH=VALUES (one stat), or --set twice (two stats at once)")
     try:
         path, values = parse_sweep(param)
         _check_size(n, len(values))
@@ -723,6 +901,26 @@ def sweep(
         variants = [
             Variant(f"{key}={value}", (*base, parse_override(f"{key}={value}"))) for value in values
         ]
+        expect(
+            lambda cut: _named_engine(
+                {**sweep_summary(cut, key, values, side=side, target=target), **cut.extra}
+            ),
+            _print_sweep,
+            as_json=as_json,
+        )
+        if not as_json:
+            _announce(
+                definition,
+                variants,
+                from_file,
+                policy,
+                n=n,
+                workers=workers,
+                engine=engine,
+                max_rounds=_sampled_rounds(max_rounds),
+                tactics="none",
+                what="this sweep",
+            )
         with _dask_client(dask) as cluster:
             result = _run(
                 definition,
@@ -747,6 +945,115 @@ def sweep(
     except CaltropError as exc:
         fail(str(exc))
     _emit(summary, as_json=as_json, show=_print_sweep, report=report, kind="sweep")
+
+
+#: ``--set`` steps exactly this many stats at once (a grid; one is --param).
+GRID_STATS = 2
+
+
+def _sweep_grid(
+    definition: EncounterDef,
+    from_file: Mapping[str, str],
+    sets: list[str],
+    variant: list[str] | None,
+    policy: list[str] | None,
+    *,
+    n: int,
+    seed: int,
+    workers: int | None,
+    dask: str | None,
+    side: str,
+    target: float | None,
+    max_rounds: int | None,
+    engine: Engine,
+    report: Path | None,
+    as_json: bool,
+) -> None:
+    """``sweep --set A=… --set B=…`` (issue 25 item 7): every pair of values played on paired
+    seeds, the grid of win rates, its heat map and, with ``--target``, the contour."""
+    from caltrop.sim.overrides import (
+        MAX_SWEEP_VALUES,
+        Variant,
+        parse_override,
+        parse_sweep,
+        parse_variant,
+    )
+    from caltrop.sim.summary import grid_summary
+
+    if len(sets) != GRID_STATS:
+        fail(f"--set is given twice, for the two stats of a grid, not {len(sets)} times")
+    try:
+        (path_a, values_a), (path_b, values_b) = (parse_sweep(text) for text in sets)
+        key_a, key_b = ".".join(path_a), ".".join(path_b)
+        if key_a == key_b:
+            fail(f"--set names {key_a} twice: a grid steps two different stats")
+        cells = len(values_a) * len(values_b)
+        if cells > MAX_SWEEP_VALUES:  # as many variants as a one-stat sweep, counted first
+            fail(
+                f"--set: {len(values_a):,} × {len(values_b):,} values = {cells:,} cells; a grid "
+                f"takes at most {MAX_SWEEP_VALUES:,} (as a sweep takes at most {MAX_SWEEP_VALUES:,} "
+                "values)"
+            )
+        _check_size(n, cells)
+        base = [o for text in (variant or []) for o in parse_variant(text).overrides]
+        variants = [
+            Variant(
+                f"{key_a}={a},{key_b}={b}",
+                (*base, parse_override(f"{key_a}={a}"), parse_override(f"{key_b}={b}")),
+            )
+            for a in values_a
+            for b in values_b
+        ]
+        keys, values = (key_a, key_b), (values_a, values_b)
+
+        def summarise(result: SimResult) -> dict[str, Any]:
+            summary = grid_summary(result, keys, values, side=side, target=target)
+            return _named_engine({**summary, **result.extra})
+
+        expect(summarise, _print_grid, as_json=as_json)
+        if not as_json:
+            _announce(
+                definition, variants, from_file, policy, n=n, workers=workers, engine=engine,
+                max_rounds=_sampled_rounds(max_rounds), tactics="none", what="this grid",
+            )  # fmt: skip
+        with _dask_client(dask) as cluster:
+            result = _run(
+                definition, variants, from_file, policy, n=n, seed=seed, workers=workers,
+                dask=cluster, max_rounds=_sampled_rounds(max_rounds), as_json=as_json,
+                engine=engine,
+            )  # fmt: skip
+        summary = summarise(result)
+        if engine == "fast":
+            from caltrop.sim.across import fast_tactic
+
+            summary["fast_tactic"] = fast_tactic(definition)
+    except CaltropError as exc:
+        fail(str(exc))
+    _emit(summary, as_json=as_json, show=_print_grid, report=report, kind="grid")
+
+
+def _print_grid(summary: dict[str, Any]) -> None:
+    from caltrop.sim.report import contour_text, grid_rows
+
+    console = _console()
+    a, b = summary["grid"]["params"]
+    console.print(
+        f"{summary['encounter']}: grid of {a} × {b}, {summary['n']:,} encounters per cell, "
+        f"seed {summary['seed']}, {_tactics_text(summary)}",
+        soft_wrap=True,
+    )
+    header, rows = grid_rows(summary, compact=True)
+    table = Table(
+        title=f"{summary.get('side', 'pc').upper()} win rate, % (Wilson 95%)",
+        title_justify="left",
+    )
+    for c in header:
+        table.add_column(c, justify="right")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    for line in contour_text(summary):
+        console.print(line, soft_wrap=True)
 
 
 def _run(
@@ -906,7 +1213,7 @@ def _emit(
     as_json: bool,
     show: Callable[[dict[str, Any]], None],
     report: Path | None,
-    kind: Literal["sim", "sweep"],
+    kind: Literal["sim", "sweep", "grid"],
 ) -> None:
     """Print the summary (JSON or tables) and write the report directory if asked (matplotlib
     is imported only then)."""
@@ -915,9 +1222,11 @@ def _emit(
     else:
         show(summary)
     if report is not None:
-        from caltrop.sim.report import write_sim_report, write_sweep_report
+        from caltrop.sim.report import write_grid_report, write_sim_report, write_sweep_report
 
-        write = write_sim_report if kind == "sim" else write_sweep_report
+        write = {"sim": write_sim_report, "sweep": write_sweep_report, "grid": write_grid_report}[
+            kind
+        ]
         try:
             written = write(summary, report)
         except OSError as exc:
@@ -931,7 +1240,7 @@ def _emit(
 
 
 def _print_sweep(summary: dict[str, Any]) -> None:
-    from caltrop.sim.report import crossing_text
+    from caltrop.sim.report import against_trend_text, crossing_text, play_table
 
     console = _console()
     console.print(
@@ -951,6 +1260,16 @@ def _print_sweep(summary: dict[str, Any]) -> None:
             f"{p['rounds']['p90']:g}",
         )
     console.print(table)
+    if summary.get("against_trend"):
+        header, rows = play_table(summary)
+        play = Table(title="Play per value (per encounter)", title_justify="left")
+        for c in header:
+            play.add_column(c, justify="left" if c in ("value", "side") else "right")
+        for row in rows:
+            play.add_row(*row)
+        console.print(play)
+        for step in summary["against_trend"]:
+            console.print(against_trend_text(summary, step), style="bold yellow", soft_wrap=True)
     if "crossing" in summary:
         console.print(crossing_text(summary["param"], summary["crossing"]), soft_wrap=True)
 

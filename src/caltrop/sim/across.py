@@ -19,6 +19,7 @@ from caltrop.core.model import Economy, EncounterDef
 from caltrop.sim.overrides import Variant
 from caltrop.sim.registry import policy_entry
 from caltrop.sim.runner import DEFAULT_MAX_ROUNDS, SimResult, simulate
+from caltrop.sim.stats import holm
 from caltrop.sim.summary import differences
 
 #: The fast path's tactic, named like a policy in these comparisons.
@@ -228,16 +229,51 @@ def _significant(row: Mapping[str, Any]) -> int:
     return 0
 
 
+#: The family-wise error rate Holm's correction holds the verdicts to.
+FAMILY_ALPHA = 0.05
+
+
+def _holm(rows: Sequence[Mapping[str, Any]]) -> list[float] | None:
+    """Holm's adjusted p-values of ``rows`` (one test per tactic per compared variant), or None
+    where there is nothing to correct: one policy, or rows without a p-value."""
+    if len({r["policy"] for r in rows}) < 2 or not all("p_value" in r for r in rows):
+        return None
+    return holm([float(r["p_value"]) for r in rows])
+
+
+def _holm_note(mine: Sequence[Mapping[str, Any]], adjusted: Sequence[float], tests: int) -> str:
+    """The verdict's words on multiplicity (issue 25 item 3): testing the same change under
+    several tactics, one of them is "significant" by chance far more often than 5% of the time;
+    Holm's step-down correction over all ``tests`` keeps that family-wise rate at 5%."""
+    held = [
+        r["policy"]
+        for r, p in zip(mine, adjusted, strict=True)
+        if p <= FAMILY_ALPHA and _significant(r)
+    ]
+    family = f"once corrected for the {tests} tests (Holm, family-wise 5%)"
+    if not held:
+        return f"; none is significant {family}"
+    return f"; {family}: significant under {', '.join(held)}"
+
+
+def _part(row: Mapping[str, Any]) -> str:
+    if row.get("identical"):
+        return f"identical in every pair under {row['policy']}"
+    return f"{_pp(row['diff'])} under {row['policy']}"
+
+
 def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One sentence per compared variant: whether the tactics agree on its effect on the PC win
     rate (``kind``: ``sign`` — significant both ways —, ``significance``, ``agree`` or
-    ``single`` with one policy)."""
+    ``single`` with one policy). With several tactics the sentence also says which effects stay
+    significant after Holm's correction over every row (``p_holm``: policy → adjusted p)."""
     out: list[dict[str, Any]] = []
     pairs = list(dict.fromkeys((r["a"], r["b"]) for r in rows))
+    adjusted_all = _holm(rows)
     for a, b in pairs:
         mine = [r for r in rows if (r["a"], r["b"]) == (a, b)]
         signs = {r["policy"]: _significant(r) for r in mine}
-        parts = ", ".join(f"{_pp(r['diff'])} under {r['policy']}" for r in mine)
+        parts = ", ".join(_part(r) for r in mine)
         what = f"the effect of {b} (against {a}) on the PC win rate"
         if len(mine) < 2:
             kind, text = "single", f"{what}: {parts} (one tactic only)"
@@ -255,7 +291,14 @@ def verdicts(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             kind, text = "agree", f"{what} is not significant under any tactic: {parts}"
         else:
             kind, text = "agree", f"{what} has the same sign under every tactic: {parts}"
-        out.append({"a": a, "b": b, "kind": kind, "text": text})
+        verdict: dict[str, Any] = {"a": a, "b": b, "kind": kind, "text": text}
+        if adjusted_all is not None:
+            adjusted = [
+                p for r, p in zip(rows, adjusted_all, strict=True) if (r["a"], r["b"]) == (a, b)
+            ]
+            verdict["text"] += _holm_note(mine, adjusted, len(rows))
+            verdict["p_holm"] = {r["policy"]: p for r, p in zip(mine, adjusted, strict=True)}
+        out.append(verdict)
     return out
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from caltrop.core.model import EncounterDef, Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
@@ -212,4 +213,61 @@ def best_response(
     )
 
 
-__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_TOLERANCE", "BestResponse", "best_response"]
+def best_response_summary(
+    definition: EncounterDef,
+    side: str,
+    policies: Mapping[str, str],
+    *,
+    max_nodes: int = DEFAULT_MAX_NODES,
+) -> dict[str, Any]:
+    """``caltrop sim --best-response SIDE`` (issue 25 item 5): the ceiling a designer compares
+    tactics against — P(``side`` wins) with its best play against the other side's named
+    policy, beside its own policy's, from one graph (JSON-ready). Refused, with the reason,
+    for a random policy (no single choice to compare) or a graph past ``max_nodes``."""
+    import numpy as np
+
+    from caltrop.sim.exact import NotDeterministicError
+    from caltrop.sim.registry import make_policy, policy_entry
+
+    for who, name in policies.items():
+        if not policy_entry(name).deterministic:
+            raise NotDeterministicError(
+                f"--best-response needs deterministic tactics; the {who} policy {name!r} is random"
+            )
+    made = {who: make_policy(name, np.random.default_rng(0)) for who, name in policies.items()}
+    found = best_response(definition, Side(side), made, max_nodes=max_nodes)
+    return {
+        "side": side,
+        "against": policies["npc" if side == "pc" else "pc"],
+        "policy_name": policies[side],
+        "best": found.best,
+        "policy": found.policy,
+        "gain": found.best - found.policy,
+        "nodes": found.nodes,
+        "decisions": found.decisions,
+        "worse": found.worse,
+        "worse_on_path": found.worse_on_path,
+        "seconds": round(found.seconds, 3),
+    }
+
+
+def best_response_text(name: str, found: Mapping[str, Any]) -> str:
+    """One line of the CLI and report.md: the best play's win rate beside the policy's."""
+    who = "PCs" if found["side"] == "pc" else "NPCs"
+    return (
+        f"best response, {name}: the {who} win {100 * found['best']:.3f}% playing their best "
+        f"against {found['against']}, {100 * found['policy']:.3f}% playing "
+        f"{found['policy_name']} ({100 * found['gain']:+.3f} pp to gain; "
+        f"{found['worse_on_path']:,} of its decisions on its own path fall short, "
+        f"{found['worse']:,} of {found['decisions']:,} anywhere; {found['nodes']:,} states)"
+    )
+
+
+__all__ = [
+    "DEFAULT_MAX_NODES",
+    "DEFAULT_TOLERANCE",
+    "BestResponse",
+    "best_response",
+    "best_response_summary",
+    "best_response_text",
+]

@@ -49,9 +49,32 @@ def side_cells(variant: Mapping[str, Any], side: str) -> list[str]:
 
 
 def diff_text(d: Mapping[str, Any]) -> str:
+    """A paired difference in words: where no pair differs, "identical in every pair" with
+    Newcombe's interval (win rates) — never a bare [0, 0], which reads as certainty (issue 25
+    item 3)."""
     if d["measure"] == "win_rate":
-        return f"{100 * d['diff']:+.1f} pp [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]"
+        iv = f"[{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]"
+        if d.get("identical"):
+            return f"identical in every pair, Newcombe 95% {iv} pp"
+        return f"{100 * d['diff']:+.1f} pp {iv}"
+    if d.get("identical"):
+        return "identical in every pair"
     return f"{d['diff']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}]"
+
+
+def exact_diff_text(d: Mapping[str, Any]) -> str:
+    """The exact difference of a win-rate row (``--exact``): pp and the fraction."""
+    e = d.get("exact")
+    if not e:
+        return ""
+    fraction = e["fraction"]
+    if len(fraction) > EXACT_FRACTION_CHARS:  # no round cap: denominators of hundreds of digits
+        fraction = f"{len(fraction) - 1}-digit fraction: --json"
+    return f"{100 * e['diff']:+.3f} pp ({fraction})"
+
+
+#: An exact difference's fraction is printed in tables up to this long (else only in --json).
+EXACT_FRACTION_CHARS = 24
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -77,42 +100,108 @@ def difference_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _engine_short(summary: Mapping[str, Any]) -> str:
+    return {"fast": "fast path", "compiled-tactical": "compiled tactical"}.get(
+        str(summary.get("engine", "reference")), "reference engine"
+    )
+
+
+def caption(summary: Mapping[str, Any], policies: Sequence[str] | None = None) -> str:
+    """The line every plot's title carries (issue 25 item 2): the encounter, the engine that
+    played and the policies — a PNG passed around alone still says what it shows."""
+    if policies is None:
+        pc, npc = summary["policies"]["pc"], summary["policies"]["npc"]
+        who = pc if pc == npc else f"PCs {pc}, NPCs {npc}"
+        if summary.get("engine") == "fast":
+            who = "the fast path's tactic"
+    else:
+        who = ", ".join(policies)
+    return f"{summary['encounter']} · {_engine_short(summary)} · {who}"
+
+
+def _significant_rows(summary: Mapping[str, Any]) -> dict[tuple[str, str, str], bool]:
+    """(a, b, policy) → whether that row's effect is significant: after Holm's correction where
+    the verdicts give it (several tactics), else its interval clear of zero."""
+    held: dict[tuple[str, str, str], bool] = {}
+    across = summary.get("across_tactics") or {}
+    for v in across.get("verdicts", []):
+        for policy, p in v.get("p_holm", {}).items():
+            held[(v["a"], v["b"], policy)] = p <= 0.05
+    return held
+
+
 def difference_figure(summary: Mapping[str, Any]) -> Figure:
     """The headline of a variant comparison: the paired PC win-rate difference b − a with its
-    95% interval, one bar per tactic, grouped by variant."""
+    95% interval, one bar per tactic, grouped by variant. Each row names its n (the strong
+    player may have played far fewer encounters than the others), a filled marker and ``*``
+    mark the significant rows (after Holm's correction where several tactics were tested), and
+    the verdicts are written under the chart (issue 25 item 2)."""
+    import textwrap
+
     rows = difference_rows(summary)
     pairs = list(dict.fromkeys((r["a"], r["b"]) for r in rows))
     policies = list(dict.fromkeys(r["policy"] for r in rows))
-    fig = _figure(8.0, 1.2 + 0.45 * len(rows) + 0.3 * len(pairs))
+    verdicts = [v["text"] for v in (summary.get("across_tactics") or {}).get("verdicts", [])]
+    wrapped = [textwrap.fill(t[0].upper() + t[1:] + ".", 110) for t in verdicts]
+    fig = _figure(
+        9.0,
+        1.6 + 0.45 * len(rows) + 0.3 * len(pairs) + 0.17 * sum(w.count("\n") + 1 for w in wrapped),
+    )
     ax = fig.subplots()
     labels: list[str] = []
     y = 0.0
     ys: list[float] = []
     colours = [_POLICY_COLOURS[k % len(_POLICY_COLOURS)] for k in range(len(policies))]
+    held = _significant_rows(summary)
+    exact_shown = False
     for a, b in pairs:
         for r in (r for r in rows if (r["a"], r["b"]) == (a, b)):
             k = policies.index(r["policy"])
+            significant = held.get((a, b, r["policy"]), r["lo"] > 0 or r["hi"] < 0)
             ax.errorbar(
                 100 * r["diff"],
                 y,
                 xerr=[[100 * (r["diff"] - r["lo"])], [100 * (r["hi"] - r["diff"])]],
                 fmt="o",
                 color=colours[k],
+                markerfacecolor=colours[k] if significant else "white",
                 capsize=4,
+                gid="significant" if significant else "not significant",
             )
+            if "exact" in r:  # issue 25 item 1: the exact difference beside its interval
+                ax.plot(
+                    100 * r["exact"]["diff"],
+                    y,
+                    "D",
+                    color="#000000",
+                    markerfacecolor="none",
+                    markersize=8,
+                    label="exact" if not exact_shown else None,
+                )
+                exact_shown = True
             ys.append(y)
-            labels.append(f"{b}  ·  {r['policy']}" if len(pairs) > 1 else r["policy"])
+            n = r.get("n", summary["n"])
+            name = f"{b}  ·  {r['policy']}" if len(pairs) > 1 else r["policy"]
+            labels.append(f"{name} (n = {n:,}){' *' if significant else ''}")
             y += 1
         y += 0.6
     ax.axvline(0, color="#333333", linewidth=1)
+    if exact_shown:
+        ax.legend(loc="best", fontsize=8)
     ax.set_yticks(ys, labels)
     ax.invert_yaxis()
-    ax.set_xlabel("PC win rate, b − a (percentage points), paired 95% interval")
+    several = len(policies) > 1 and bool(held)
+    ax.set_xlabel(
+        "PC win rate, b − a (percentage points), paired 95% interval; * filled: significant"
+        + (" after Holm's correction" if several else "")
+    )
     against = pairs[0][0] if pairs else ""
-    title = f"{summary['encounter']}: effect on the PC win rate against {against}"
+    title = f"Effect on the PC win rate against {against}"
     if len(pairs) == 1:
-        title = f"{summary['encounter']}: {pairs[0][1]} against {against}, PC win rate"
-    ax.set_title(title)
+        title = f"{pairs[0][1]} against {against}, PC win rate"
+    ax.set_title(f"{title}\n{caption(summary, policies)}", fontsize=10)
+    if wrapped:
+        fig.supxlabel("\n".join(wrapped), fontsize=8, ha="left", x=0.01)
     return fig
 
 
@@ -148,7 +237,9 @@ def win_rate_figure(summary: Mapping[str, Any]) -> Figure:
     ax.set_ylabel("PC win rate (%), Wilson 95% interval")
     ax.set_ylim(0, 100)
     ax.legend()
-    ax.set_title(f"{summary['encounter']}: PC win rate by variant (n = {summary['n']:,} each)")
+    ax.set_title(
+        f"PC win rate by variant (n = {summary['n']:,} each)\n{caption(summary)}", fontsize=10
+    )
     return fig
 
 
@@ -167,10 +258,11 @@ def rounds_figure(summary: Mapping[str, Any]) -> Figure:
         ax.bar(xs, ys, width, label=f"{v['name']} (mean {v['rounds']['mean']:.2f})")
     step = max(1, -(-top // 20))  # whole rounds, at most about 20 ticks
     ax.set_xticks(range(0, top + 1, step))
+    ax.set_xlim(0.5 - 0.5 * width * k, top + 0.5 + 0.5 * width * k)  # stops at the longest
     ax.set_xlabel("rounds until the fight ends")
     ax.set_ylabel("share of encounters (%)")
     ax.legend()
-    ax.set_title("Fight length")
+    ax.set_title(f"Fight length (longest: {top} rounds)\n{caption(summary)}", fontsize=10)
     return fig
 
 
@@ -190,12 +282,17 @@ def creatures_figure(summary: Mapping[str, Any]) -> Figure:
     for ax, (key, label, scale) in zip(axes, measures, strict=True):
         for j, v in enumerate(variants):
             xs = [i + (j - (k - 1) / 2) * width for i in range(len(ids))]
-            ax.bar(xs, [scale * c.get(key, 0.0) for c in v["creatures"]], width, label=v["name"])
+            ys = [scale * c.get(key, 0.0) for c in v["creatures"]]
+            ax.bar(xs, ys, width, label=v["name"], yerr=_errors(v["creatures"], key, ys, scale))
         ax.set_ylabel(label, fontsize=8)
     sides = [c["side"] for c in variants[0]["creatures"]]
     axes[-1].set_xticks(range(len(ids)), [f"{i}\n({s})" for i, s in zip(ids, sides, strict=True)])
     axes[0].legend(fontsize=8)
-    axes[0].set_title(f"{summary['encounter']}: per creature")
+    axes[0].set_title(
+        f"Per creature (95% intervals: Wilson for down, of the mean for the others)\n"
+        f"{caption(summary)}",
+        fontsize=10,
+    )
     return fig
 
 
@@ -213,21 +310,47 @@ def per_round_figure(summary: Mapping[str, Any]) -> Figure:
     for ax, (key, label) in zip(axes.flat, measures, strict=True):
         for k, side in enumerate(("pc", "npc")):
             xs = [v + (k - 0.5) * width for v in range(len(variants))]
+            ys = [v[key][side] for v in variants]
+            bounds = [v.get("per_side_interval", {}).get(key, {}).get(side) for v in variants]
             ax.bar(
                 xs,
-                [v[key][side] for v in variants],
+                ys,
                 width,
                 color=_SIDE_COLOURS[side],
                 label=_SIDE_NAMES[side],
+                yerr=_interval_errors(ys, bounds, 1.0),
+                capsize=3,
             )
         ax.set_xticks(range(len(variants)), [v["name"] for v in variants], fontsize=8)
         ax.set_title(label)
     axes.flat[0].legend()
+    fig.suptitle(f"Per side, per encounter (95% intervals of the mean)\n{caption(summary)}")
     return fig
+
+
+def _interval_errors(
+    ys: Sequence[float], bounds: Sequence[Mapping[str, float] | None], scale: float
+) -> list[list[float]] | None:
+    """Matplotlib's ``yerr`` of bars at ``ys`` from their intervals (None: a summary saved
+    before the intervals were measured draws no bars)."""
+    if any(b is None for b in bounds):
+        return None
+    return [
+        [max(0.0, y - scale * b["lo"]) for y, b in zip(ys, bounds, strict=True) if b],
+        [max(0.0, scale * b["hi"] - y) for y, b in zip(ys, bounds, strict=True) if b],
+    ]
+
+
+def _errors(
+    creatures: Sequence[Mapping[str, Any]], key: str, ys: Sequence[float], scale: float
+) -> list[list[float]] | None:
+    return _interval_errors(ys, [c.get("interval", {}).get(key) for c in creatures], scale)
 
 
 def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
     """The tables of a ``caltrop sim`` summary as one Markdown page."""
+    from caltrop.sim.best_response import best_response_text
+
     lines = [
         f"# {summary['encounter']}: {len(summary['variants'])} variant(s), "
         f"{summary['n']:,} encounters each",
@@ -257,16 +380,25 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
     if any("exact" in v for v in summary["variants"]):
         header.append("PC win, exact")
     lines += _table(header, rows)
+    best = [
+        best_response_text(v["name"], v["best_response"])
+        for v in summary["variants"]
+        if "best_response" in v
+    ]
+    if best:
+        lines += ["## How much better could anyone play?", "", *[f"- {b}" for b in best], ""]
     if summary["differences"]:
         lines += ["## Paired differences (b − a)", "", summary.get("difference_method", ""), ""]
+        with_exact = any("exact" in d for d in summary["differences"])
         lines += _table(
-            ["a", "b", "measure", "difference (95%)"],
+            ["a", "b", "measure", "difference (95%)", *(["exact"] if with_exact else [])],
             [
                 [
                     d["a"],
                     d["b"],
                     f"{d['side']} win rate" if d["measure"] == "win_rate" else "mean rounds",
                     diff_text(d),
+                    *([exact_diff_text(d)] if with_exact else []),
                 ]
                 for d in summary["differences"]
             ],
@@ -274,9 +406,20 @@ def sim_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
     across = summary.get("across_tactics")
     if across and across["rows"]:
         lines += ["## The same comparison under each tactic (PC win rate, b − a, paired 95%)", ""]
+        exact_col = any("exact" in r for r in across["rows"])
         lines += _table(
-            ["tactic (both sides)", "n", "a", "b", "difference (95%)"],
-            [[r["policy"], f"{r['n']:,}", r["a"], r["b"], diff_text(r)] for r in across["rows"]],
+            ["tactic (both sides)", "n", "a", "b", "difference (95%)", *(["exact"] * exact_col)],
+            [
+                [
+                    r["policy"],
+                    f"{r['n']:,}",
+                    r["a"],
+                    r["b"],
+                    diff_text(r),
+                    *([exact_diff_text(r)] * exact_col),
+                ]
+                for r in across["rows"]
+            ],
         )
         if "fast_tactic" in across:
             lines += [f"`fast` is the fast path's tactic: {across['fast_tactic']}.", ""]
@@ -395,7 +538,10 @@ def sweep_figure(summary: Mapping[str, Any]) -> Figure:
     ax.set_ylabel(f"{_SIDE_NAMES[side]} win rate (%)")
     ax.set_ylim(0, 100)
     ax.legend()
-    ax.set_title(f"{summary['encounter']}: sweep of {summary['param']} (n = {summary['n']:,} each)")
+    ax.set_title(
+        f"Sweep of {summary['param']} (n = {summary['n']:,} each)\n{caption(summary)}",
+        fontsize=10,
+    )
     return fig
 
 
@@ -431,6 +577,14 @@ def sweep_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> st
             for p in summary["points"]
         ],
     )
+    if summary.get("against_trend"):
+        lines += ["## Not monotone", ""]
+        lines += [against_trend_text(summary, step) for step in summary["against_trend"]]
+        lines += [""]
+    header, rows = play_table(summary)
+    if rows:
+        lines += ["## Play per value (per encounter)", ""]
+        lines += _table(header, rows)
     if "crossing" in summary:
         lines += [
             "## Crossing the target",
@@ -441,6 +595,59 @@ def sweep_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> st
     for image in images:
         lines += [f"![{image}]({image})", ""]
     return "\n".join(lines)
+
+
+def _change_text(c: Mapping[str, Any]) -> str:
+    from caltrop.sim.summary import PLAY_MEASURES
+
+    who = "" if c["side"] is None else f"{c['side'].upper()} "
+    rel = "from none" if c["relative"] is None else f"{100 * c['relative']:+.0f}%"
+    return f"{who}{PLAY_MEASURES[c['measure']]} {c['from']:.2f} → {c['to']:.2f} ({rel})"
+
+
+def against_trend_text(summary: Mapping[str, Any], step: Mapping[str, Any]) -> str:
+    """One sentence per step of a sweep against its trend (issue 25 item 6): the move, its
+    paired interval, and what changed most in play between the two values."""
+    side = str(summary.get("side", "pc"))
+    points = {p["value"]: p for p in summary["points"]}
+    a, b = points[step["from"]]["win_rate"][side]["p"], points[step["to"]]["win_rate"][side]["p"]
+    trend = "falls" if step["trend"] < 0 else "rises"
+    moves = "rises" if step["diff"] > 0 else "falls"
+    text = (
+        f"Not monotone: the {side.upper()} win rate {trend} with {summary['param']} at most "
+        f"steps, but {moves} from {step['from']} to {step['to']}: {pct(a)} → {pct(b)}, "
+        f"{100 * step['diff']:+.1f} pp [{100 * step['lo']:+.1f}, {100 * step['hi']:+.1f}] "
+        "(paired 95%)"
+    )
+    if step["changed"]:
+        text += "; what changed most in play: " + "; ".join(
+            _change_text(c) for c in step["changed"]
+        )
+    return (
+        text + ". A change in how the tactics play points to a tactic's quirk; none, to the rule."
+    )
+
+
+def play_table(summary: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Play per value of a sweep (per encounter, each side): where a win rate moves against the
+    stat, what the tactics did differently."""
+    from caltrop.sim.summary import PLAY_MEASURES
+
+    header = ["value", "side", *(PLAY_MEASURES[m] for m in PLAY_MEASURES if m != "rounds")]
+    rows = []
+    for p in summary["points"]:
+        play = p.get("play")
+        if not play:
+            continue
+        for side in ("pc", "npc"):
+            rows.append(
+                [
+                    p["value"],
+                    side,
+                    *(f"{play[m][side]:.2f}" for m in PLAY_MEASURES if m != "rounds" and m in play),
+                ]
+            )
+    return header, rows
 
 
 def crossing_text(param: str, c: Mapping[str, Any]) -> str:
@@ -465,3 +672,98 @@ def write_sweep_report(summary: Mapping[str, Any], directory: Path) -> list[Path
     page = directory / "report.md"
     page.write_text(sweep_markdown(summary, ["sweep.png"]) + "\n", encoding="utf-8")
     return [directory / "sweep.png", page]
+
+
+# -- caltrop sweep --set A --set B -----------------------------------------------------------------
+
+
+def grid_figure(summary: Mapping[str, Any]) -> Figure:
+    """A heat map of ``side``'s win rate over two stats (issue 25 item 7), each cell written in,
+    with the contour where it crosses the target (interpolated between cells)."""
+    import numpy as np
+
+    grid = summary["grid"]
+    side = summary.get("side", "pc")
+    rows, cols = grid["values"]
+    z = np.array([[100 * c["win_rate"][side]["p"] for c in row] for row in grid["cells"]])
+    fig = _figure(max(6.0, 0.8 * len(cols) + 3), max(4.5, 0.5 * len(rows) + 2.5))
+    ax = fig.subplots()
+    image = ax.imshow(z, origin="lower", cmap="viridis", vmin=0, vmax=100, aspect="auto")
+    fig.colorbar(image, ax=ax, label=f"{_SIDE_NAMES[side]} win rate (%)")
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            ink = "black" if z[i, j] > 60 else "white"  # viridis is light at the top
+            ax.text(j, i, f"{z[i, j]:.0f}", ha="center", va="center", fontsize=8, color=ink)
+    c = summary.get("contour")
+    if c and len(rows) > 1 and len(cols) > 1 and z.min() <= 100 * c[0]["target"] <= z.max():
+        level = 100 * c[0]["target"]
+        ax.contour(z, levels=[level], colors="#ff3333", linewidths=2)
+        ax.plot([], [], color="#ff3333", label=f"{pct(c[0]['target'])} contour")
+        ax.legend(loc="upper right", fontsize=8)
+    ax.set_xticks(range(len(cols)), cols)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_xlabel(grid["params"][1])
+    ax.set_ylabel(grid["params"][0])
+    ax.set_title(
+        f"{_SIDE_NAMES[side]} win rate over {grid['params'][0]} × {grid['params'][1]} "
+        f"(n = {summary['n']:,} each)\n{caption(summary)}",
+        fontsize=10,
+    )
+    return fig
+
+
+def grid_rows(
+    summary: Mapping[str, Any], *, compact: bool = False
+) -> tuple[list[str], list[list[str]]]:
+    """The grid as a table: a row per value of the first stat, a column per value of the
+    second, each cell the win rate with its Wilson interval (``compact``: "93.7 (92–95)", in
+    percent, for a terminal)."""
+    grid = summary["grid"]
+    side = summary.get("side", "pc")
+    a, b = grid["params"]
+    header = [f"{a} \\ {b}", *grid["values"][1]]
+    rows = [
+        [value, *((_compact if compact else interval_text)(c["win_rate"][side]) for c in row)]
+        for value, row in zip(grid["values"][0], grid["cells"], strict=True)
+    ]
+    return header, rows
+
+
+def _compact(d: Mapping[str, float]) -> str:
+    return f"{100 * d['p']:.1f} ({100 * d['lo']:.0f}–{100 * d['hi']:.0f})"
+
+
+def contour_text(summary: Mapping[str, Any]) -> list[str]:
+    """Per value of the first stat, where the win rate crosses the target along the second."""
+    a, b = summary["grid"]["params"]
+    return [f"{a} = {c['row']}: {crossing_text(b, c)}" for c in summary.get("contour", [])]
+
+
+def grid_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> str:
+    a, b = summary["grid"]["params"]
+    side = str(summary.get("side", "pc")).upper()
+    lines = [
+        f"# {summary['encounter']}: `{a}` × `{b}`",
+        "",
+        f"{summary['n']:,} encounters per cell, seed {summary['seed']} (paired across cells); "
+        f"policies: PCs `{summary['policies']['pc']}`, NPCs `{summary['policies']['npc']}`; "
+        f"engine: {_engine(summary)}. {side} win rate (Wilson 95%):",
+        "",
+    ]
+    lines += _table(*grid_rows(summary))
+    if summary.get("contour"):
+        lines += ["## Where it crosses the target", ""]
+        lines += [f"- {t}" for t in contour_text(summary)]
+        lines += [""]
+    for image in images:
+        lines += [f"![{image}]({image})", ""]
+    return "\n".join(lines)
+
+
+def write_grid_report(summary: Mapping[str, Any], directory: Path) -> list[Path]:
+    """Write ``grid.png`` (the heat map with its contour) and ``report.md``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    grid_figure(summary).savefig(directory / "grid.png", dpi=110)
+    page = directory / "report.md"
+    page.write_text(grid_markdown(summary, ["grid.png"]) + "\n", encoding="utf-8")
+    return [directory / "grid.png", page]

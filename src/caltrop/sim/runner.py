@@ -20,6 +20,7 @@ import math
 import multiprocessing
 import multiprocessing.context
 import os
+import signal
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -48,6 +49,20 @@ DEFAULT_MAX_ROUNDS: Final = 100
 
 class SimulationError(CaltropError):
     """A simulation that cannot run as asked (bad options, an encounter that never ends)."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run (issue 21 item 7): a :class:`KeyboardInterrupt` that carries what
+    had finished — ``partial``, the run cut to the encounters every variant has played (the
+    first ``partial.n`` of each, so the variants stay paired), or None when none had — and
+    ``done`` / ``total``, the encounters played and asked for over all variants. The workers
+    are stopped before it is raised."""
+
+    def __init__(self, partial: SimResult | None, done: int, total: int) -> None:
+        super().__init__(f"interrupted after {done:,} of {total:,} encounters")
+        self.partial = partial
+        self.done = done
+        self.total = total
 
 
 def engine_stream(seed: int, i: int) -> int:
@@ -347,12 +362,41 @@ def _execute(tasks: Sequence[Task], workers: int, dask: Any) -> Iterator[tuple[i
         for task in tasks:
             yield run_task(task)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_process_context()) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=_process_context(), initializer=_ignore_interrupts
+    )
+    try:
         futures: list[Future[tuple[int, int, Records]]] = [
             pool.submit(run_task, task) for task in tasks
         ]
         for future in as_completed(futures):
             yield future.result()
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _ignore_interrupts() -> None:
+    """A worker leaves Ctrl-C to the main process (issue 21 item 7): the terminal sends SIGINT
+    to the whole process group, and a worker that died of it mid-chunk broke the pool, whose
+    shutdown then waited on the chunks still queued. The main process stops the workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool at once: queued chunks cancelled, running workers terminated (a chunk can
+    take minutes) and reaped, so nothing is left running when the run is interrupted."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=5)
 
 
 def _process_context() -> multiprocessing.context.BaseContext:
@@ -449,18 +493,77 @@ def simulate(
     size = chunk or chunk_size(n, len(variants), 1 if dask is None and workers <= 1 else workers)
     tasks = plan_tasks(definitions, policies, n=n, seed=seed, chunk=size, max_rounds=max_rounds)
     parts: list[dict[int, Records]] = [{} for _ in variants]
-    for v, start, records in _execute(tasks, workers, dask):
-        parts[v][start] = records
-        if progress is not None:
-            progress(records.n)
+    extra: dict[str, Any] = {} if note is None else {"engine_note": note}
+    name = encounter_name or definition.name
+    try:
+        for v, start, records in _execute(tasks, workers, dask):
+            parts[v][start] = records
+            if progress is not None:
+                progress(records.n)
+    except KeyboardInterrupt:
+        base = SimResult(name, seed, n, dict(policies), (), max_rounds, extra)
+        raise interruption(base, variants, definitions, parts) from None
     runs = tuple(
         VariantRun(variant, d, Records.concat([p[s] for s in sorted(p)]))
         for variant, d, p in zip(variants, definitions, parts, strict=True)
     )
-    extra: dict[str, Any] = {} if note is None else {"engine_note": note}
-    return SimResult(
-        encounter_name or definition.name, seed, n, dict(policies), runs, max_rounds, extra
-    )
+    return SimResult(name, seed, n, dict(policies), runs, max_rounds, extra)
+
+
+def interruption(
+    base: SimResult,
+    variants: Sequence[Variant],
+    definitions: Sequence[EncounterDef],
+    parts: Sequence[Mapping[int, Records] | Sequence[Records]],
+) -> RunInterrupted:
+    """The :class:`RunInterrupted` of a run stopped by Ctrl-C: ``base`` names the run (its
+    ``n`` the encounters asked for per variant, its runs ignored), ``parts`` each variant's
+    finished chunks — by first encounter, or a list in encounter order (the fast paths)."""
+    by_start: list[Mapping[int, Records]] = []
+    for p in parts:
+        if isinstance(p, Mapping):
+            by_start.append(p)
+        else:
+            starts, at = {}, 0
+            for r in p:
+                starts[at] = r
+                at += r.n
+            by_start.append(starts)
+    done = sum(r.n for p in by_start for r in p.values())
+    finished = _finished(variants, definitions, by_start)
+    partial = None
+    if finished is not None:
+        k, runs = finished
+        partial = SimResult(
+            base.encounter, base.seed, k, base.policies, runs, base.max_rounds, dict(base.extra)
+        )
+    return RunInterrupted(partial, done, base.n * len(variants))
+
+
+def _finished(
+    variants: Sequence[Variant],
+    definitions: Sequence[EncounterDef],
+    parts: Sequence[Mapping[int, Records]],
+) -> tuple[int, tuple[VariantRun, ...]] | None:
+    """The encounters 0 … k − 1 that every variant has finished (chunks finish out of order:
+    only an unbroken run of chunks from encounter 0 counts), as runs cut to that k; None if
+    k is 0. The variants stay paired: encounter i of each used the same streams."""
+    prefixes: list[list[Records]] = []
+    for p in parts:
+        chunks, at = [], 0
+        while at in p:
+            chunks.append(p[at])
+            at += p[at].n
+        prefixes.append(chunks)
+    k = min(sum(r.n for r in c) for c in prefixes)
+    if k == 0:
+        return None
+    runs = []
+    for variant, d, chunks in zip(variants, definitions, prefixes, strict=True):
+        whole = Records.concat(chunks)
+        cut = Records(*(getattr(whole, f)[:k] for f in Records.__dataclass_fields__))
+        runs.append(VariantRun(variant, d, cut))
+    return k, tuple(runs)
 
 
 #: What ``simulate(engine=…)`` accepts.

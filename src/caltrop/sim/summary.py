@@ -13,6 +13,7 @@ differences ``d_i ∈ {−1, 0, 1}`` (see :mod:`caltrop.sim.stats`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,7 +33,8 @@ from caltrop.sim.stats import (
 #: carry Newcombe's (1998, method 10) score interval for paired proportions as ``newcombe``.
 DIFFERENCE_METHOD = (
     "paired: mean(d) ± 1.96·sd(d)/√n over per-encounter differences d_i "
-    "(win rates also give Newcombe's paired score interval as 'newcombe')"
+    "(win rates also give Newcombe's paired score interval as 'newcombe'; where no pair is "
+    "discordant, 'identical', the interval is Newcombe's: never a bare [0, 0])"
 )
 
 
@@ -54,14 +56,26 @@ def variant_summary(run: VariantRun) -> dict[str, Any]:
         "team_actions_per_encounter": {},
         "down_per_encounter": {},
     }
+    # each measure's 95% interval of the mean (issue 25 item 2: the plots draw them)
+    per_side_interval: dict[str, dict[str, dict[str, float]]] = {m: {} for m in per_side}
     for side, cols in side_cols.items():
-        per_side["damage_per_round"][side] = float((rec.dealt[:, cols].sum(1) / rounds).mean())
-        per_side["cost_per_encounter"][side] = float(rec.cost[:, cols].sum(1).mean())
-        per_side["reactions_per_encounter"][side] = float(rec.reactions[:, cols].sum(1).mean())
-        per_side["team_actions_per_encounter"][side] = float(rec.team[:, cols].sum(1).mean())
-        per_side["down_per_encounter"][side] = float(rec.down[:, cols].sum(1).mean())
+        samples = {
+            "damage_per_round": rec.dealt[:, cols].sum(1) / rounds,
+            "cost_per_encounter": rec.cost[:, cols].sum(1),
+            "reactions_per_encounter": rec.reactions[:, cols].sum(1),
+            "team_actions_per_encounter": rec.team[:, cols].sum(1),
+            "down_per_encounter": rec.down[:, cols].sum(1),
+        }
+        for measure, x in samples.items():
+            iv = mean_interval(x)
+            per_side[measure][side] = iv.estimate
+            per_side_interval[measure][side] = {"lo": iv.lo, "hi": iv.hi}
     table = []
     for k, c in enumerate(creatures):
+        lost = c.health - np.maximum(rec.health[:, k], 0)
+        down = wilson(float(rec.down[:, k].sum()), n)
+        dealt = mean_interval(rec.dealt[:, k])
+        lost_iv = mean_interval(lost)
         table.append(
             {
                 "id": c.id,
@@ -74,7 +88,12 @@ def variant_summary(run: VariantRun) -> dict[str, Any]:
                 "hinders": float(rec.hinders[:, k].mean()),
                 "down_rate": float(rec.down[:, k].mean()),
                 # Health lost (down to 0, not below): the damage it took that counted
-                "health_lost": float((c.health - np.maximum(rec.health[:, k], 0)).mean()),
+                "health_lost": float(lost.mean()),
+                "interval": {
+                    "down_rate": {"lo": down.lo, "hi": down.hi},
+                    "damage_dealt": {"lo": dealt.lo, "hi": dealt.hi},
+                    "health_lost": {"lo": lost_iv.lo, "hi": lost_iv.hi},
+                },
             }
         )
     return {
@@ -87,6 +106,7 @@ def variant_summary(run: VariantRun) -> dict[str, Any]:
         "rounds": distribution_summary(rec.rounds),
         "rounds_mean_interval": mean_interval(rec.rounds).as_dict("mean"),
         **per_side,
+        "per_side_interval": per_side_interval,
         "creatures": table,
     }
 
@@ -99,8 +119,12 @@ def differences(runs: Sequence[VariantRun]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for other in runs[1:]:
         for side in SIDES:
-            iv = paired_difference(base.records.wins(side), other.records.wins(side))
-            score = newcombe_paired(base.records.wins(side), other.records.wins(side))
+            a, b = base.records.wins(side), other.records.wins(side)
+            iv = paired_difference(a, b)
+            score = newcombe_paired(a, b)
+            discordant = int((a != b).sum())
+            if discordant == 0:
+                iv = score  # no bare [0, 0]: the same outcome in every pair is not certainty
             out.append(
                 {
                     "a": base.name,
@@ -110,8 +134,10 @@ def differences(runs: Sequence[VariantRun]) -> list[dict[str, Any]]:
                     "diff": iv.estimate,
                     "lo": iv.lo,
                     "hi": iv.hi,
-                    "p_value": paired_p_value(base.records.wins(side), other.records.wins(side)),
+                    "p_value": paired_p_value(a, b),
                     "newcombe": {"lo": score.lo, "hi": score.hi},
+                    "discordant": discordant,
+                    "identical": discordant == 0,
                 }
             )
         iv = paired_difference(base.records.rounds, other.records.rounds)
@@ -125,9 +151,42 @@ def differences(runs: Sequence[VariantRun]) -> list[dict[str, Any]]:
                 "lo": iv.lo,
                 "hi": iv.hi,
                 "p_value": paired_p_value(base.records.rounds, other.records.rounds),
+                "identical": bool((base.records.rounds == other.records.rounds).all()),
             }
         )
     return out
+
+
+def exact_differences(summary: dict[str, Any]) -> None:
+    """With ``--exact`` and two or more variants, each win-rate difference row (and each row of
+    the comparison under each tactic played by the run's own policy) gets ``exact``: the exact
+    difference from the baseline, ``{"diff": float, "fraction": "p/q"}`` — the subtraction of
+    the exact win probabilities a reader had to do from the JSON (issue 25 item 1)."""
+    from fractions import Fraction
+
+    exact = {
+        v["name"]: {side: Fraction(v["exact"]["win_rate"][side]["exact"]) for side in ("pc", "npc")}
+        for v in summary["variants"]
+        if "exact" in v
+    }
+    own = (
+        summary["policies"]["pc"]
+        if summary["policies"]["pc"] == summary["policies"]["npc"]
+        else None
+    )
+    rows = list(summary["differences"])
+    across = summary.get("across_tactics")
+    if across and own is not None:
+        rows += [r for r in across["rows"] if r["policy"] == own]
+    for d in rows:
+        if d["measure"] != "win_rate" or d["a"] not in exact or d["b"] not in exact:
+            continue
+        delta = exact[d["b"]][d["side"]] - exact[d["a"]][d["side"]]
+        d["exact"] = {
+            "diff": float(delta),
+            "fraction": f"{delta.numerator}/{delta.denominator}",
+            "within_interval": d["lo"] <= float(delta) <= d["hi"],
+        }
 
 
 def summarise(result: SimResult) -> dict[str, Any]:
@@ -168,6 +227,7 @@ def sweep_summary(
                 "n": s["n"],
                 "win_rate": s["win_rate"],
                 "rounds": {k: s["rounds"][k] for k in ("mean", "median", "p90")},
+                "play": play_measures(s),
             }
         )
     out: dict[str, Any] = {
@@ -181,7 +241,111 @@ def sweep_summary(
     }
     if target is not None:
         out["crossing"] = crossing(points, side=side, target=target)
+    steps = sweep_steps(result.runs, values, side=side)
+    out["steps"] = steps
+    out["against_trend"] = against_trend(points, steps, side=side)
     return out
+
+
+#: What a sweep shows of play at each value (issue 25 item 6): per side, per encounter (damage
+#: per round), named as a designer reads them.
+PLAY_MEASURES = {
+    "damage_per_round": "damage / round",
+    "cost_per_encounter": "Load or points used",
+    "reactions_per_encounter": "reactions",
+    "team_actions_per_encounter": "team actions",
+    "helps_per_encounter": "helps",
+    "hinders_per_encounter": "hinders",
+    "rounds": "rounds",
+}
+
+
+def play_measures(s: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """``{measure: {side: mean}}`` of one value's play (``rounds``: the fight's, on both sides),
+    from its :func:`variant_summary` ``s``."""
+    out: dict[str, dict[str, float]] = {}
+    for key in PLAY_MEASURES:
+        if key in s and isinstance(s[key], dict) and "pc" in s[key]:
+            out[key] = {side: float(s[key][side]) for side in SIDES}
+    for key, field in (("helps_per_encounter", "helps"), ("hinders_per_encounter", "hinders")):
+        out[key] = {
+            side: float(sum(c[field] for c in s["creatures"] if c["side"] == side))
+            for side in SIDES
+        }
+    mean = float(s["rounds"]["mean"])
+    out["rounds"] = {side: mean for side in SIDES}
+    return out
+
+
+def sweep_steps(
+    runs: Sequence[VariantRun], values: Sequence[str], *, side: str
+) -> list[dict[str, Any]]:
+    """``side``'s win-rate change from each value to the next, paired (encounter *i* of every
+    value shares its dice), with its 95% interval."""
+    out = []
+    for k in range(len(runs) - 1):
+        a, b = runs[k].records.wins(side), runs[k + 1].records.wins(side)
+        iv = paired_difference(a, b)
+        if int((a != b).sum()) == 0:
+            iv = newcombe_paired(a, b)
+        out.append(
+            {"from": values[k], "to": values[k + 1], "diff": iv.estimate, "lo": iv.lo, "hi": iv.hi}
+        )
+    return out
+
+
+def _sign(step: dict[str, Any]) -> int:
+    """+1 / −1 where the step's paired interval is clear of 0 on that side, else 0."""
+    return 1 if step["lo"] > 0 else -1 if step["hi"] < 0 else 0
+
+
+def against_trend(
+    points: Sequence[dict[str, Any]], steps: Sequence[dict[str, Any]], *, side: str
+) -> list[dict[str, Any]]:
+    """The steps of a numeric sweep where ``side``'s win rate moves against the sweep's trend
+    — e.g. goblin Evasion 12 → 13 raising the PC win rate that every other step of Evasion
+    lowers (issue 25 item 6). Only significant steps count (the paired interval clear of 0):
+    when they go both ways, the trend is the direction most of them take (ties: the larger
+    total move), and the others are against it. Each names what changed most in play between
+    the two values (``changed``: the play measures by relative change, largest first), so a
+    designer can tell a tactic's quirk (it plays differently) from a rule's effect."""
+    xs = _numbers([p["value"] for p in points])
+    if xs is None or len(xs) < 3 or sorted(xs) != xs:
+        return []
+    signs = [_sign(step) for step in steps]
+    up, down = signs.count(1), signs.count(-1)
+    if not up or not down:
+        return []  # monotone, as far as the samples can tell
+    moved = sum(step["diff"] for step, sign in zip(steps, signs, strict=True) if sign)
+    trend = 1 if up > down else -1 if down > up else (1 if moved > 0 else -1)
+    out = []
+    for k, step in enumerate(steps):
+        if signs[k] != -trend:
+            continue
+        before, after = points[k]["play"], points[k + 1]["play"]
+        changed = []
+        for measure, sides in before.items():
+            for who in SIDES if measure != "rounds" else ("pc",):
+                a, b = sides[who], after[measure][who]
+                if a == b:
+                    continue
+                relative = (b - a) / abs(a) if a else None  # from none at all: first
+                changed.append(
+                    {
+                        "measure": measure,
+                        "side": None if measure == "rounds" else who,
+                        "from": a,
+                        "to": b,
+                        "relative": relative,
+                    }
+                )
+        changed.sort(key=lambda c: -math.inf if c["relative"] is None else -abs(c["relative"]))
+        out.append({**step, "trend": trend, "changed": changed[:PLAY_CHANGES_SHOWN]})
+    return out
+
+
+#: The play measures named for a step against the trend: the ones that moved most.
+PLAY_CHANGES_SHOWN = 4
 
 
 def _numbers(values: Sequence[str]) -> list[float] | None:
@@ -239,3 +403,52 @@ def crossing(points: Sequence[dict[str, Any]], *, side: str, target: float) -> d
         "hi": hi,
         "crossings": len(found),
     }
+
+
+# -- two stats at once ------------------------------------------------------------------------
+
+
+def grid_summary(
+    result: SimResult,
+    paths: tuple[str, str],
+    values: tuple[Sequence[str], Sequence[str]],
+    *,
+    side: str = "pc",
+    target: float | None = None,
+) -> dict[str, Any]:
+    """``caltrop sweep --set A=… --set B=…`` (issue 25 item 7): one cell per pair of values
+    (``result.runs`` in row-major order: A's first value with every B value, then the next),
+    each with its Wilson interval; with ``target``, per value of A, where ``side``'s win rate
+    crosses it along B (:func:`crossing`) — the contour a heat map draws."""
+    rows_a, cols_b = values
+    if len(result.runs) != len(rows_a) * len(cols_b):
+        raise ValueError("a grid needs one run per pair of values")
+    cells: list[list[dict[str, Any]]] = []
+    for i, _a in enumerate(rows_a):
+        row = []
+        for j, b in enumerate(cols_b):
+            run = result.runs[i * len(cols_b) + j]
+            s = variant_summary(run)
+            row.append(
+                {
+                    "value": b,
+                    "n": s["n"],
+                    "win_rate": s["win_rate"],
+                    "rounds": {k: s["rounds"][k] for k in ("mean", "median", "p90")},
+                }
+            )
+        cells.append(row)
+    out: dict[str, Any] = {
+        "encounter": result.encounter,
+        "seed": result.seed,
+        "n": result.n,
+        "policies": result.policies,
+        "grid": {"params": list(paths), "values": [list(rows_a), list(cols_b)], "cells": cells},
+        "side": side,
+    }
+    if target is not None:
+        out["contour"] = [
+            {"row": a, **crossing(row, side=side, target=target)}
+            for a, row in zip(rows_a, cells, strict=True)
+        ]
+    return out

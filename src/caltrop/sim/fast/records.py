@@ -28,6 +28,7 @@ An Action Point encounter (seed 004, played by :mod:`caltrop.sim.fast.points` wi
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Final
 
 import numpy as np
@@ -47,6 +48,7 @@ from caltrop.sim.runner import (
     SimulationError,
     VariantRun,
     check_run,
+    interruption,
 )
 
 #: The policy name of both sides in a fast-path :class:`SimResult` (printed in the header).
@@ -149,34 +151,38 @@ def simulate_fast(
             raise FastPathError(f"variant {variant.name}: {exc}") from exc
     size = chunk or chunk_size(n)
     parts: list[list[Records]] = [[] for _ in variants]
-    for start in range(0, n, size):
-        count = min(size, n - start)
-        for v, c in enumerate(compiled):
-            result = simulate(
-                c,
-                count,
-                seed,
-                max_rounds=max_rounds,
-                details=True,
-                first=start,
-                threads=threads,
-            )
-            parts[v].append(to_records(result, c.definition))
-            if progress is not None:
-                progress(count)
-    runs = tuple(
-        VariantRun(variant, d, Records.concat(p))
-        for variant, d, p in zip(variants, definitions, parts, strict=True)
-    )
-    return SimResult(
+    base = SimResult(
         encounter_name or definition.name,
         seed,
         n,
         {"pc": FAST_POLICY, "npc": FAST_POLICY},
-        runs,
+        (),
         max_rounds,
         dict(FAST_EXTRA),
     )
+    try:
+        for start in range(0, n, size):
+            count = min(size, n - start)
+            for v, c in enumerate(compiled):
+                result = simulate(
+                    c,
+                    count,
+                    seed,
+                    max_rounds=max_rounds,
+                    details=True,
+                    first=start,
+                    threads=threads,
+                )
+                parts[v].append(to_records(result, c.definition))
+                if progress is not None:
+                    progress(count)
+    except KeyboardInterrupt:  # Ctrl-C: what finished (issue 21 item 7)
+        raise interruption(base, variants, definitions, parts) from None
+    runs = tuple(
+        VariantRun(variant, d, Records.concat(p))
+        for variant, d, p in zip(variants, definitions, parts, strict=True)
+    )
+    return replace(base, runs=runs)
 
 
 __all__ = ["FAST_EXTRA", "FAST_POLICY", "chunk_size", "simulate_fast", "to_records"]

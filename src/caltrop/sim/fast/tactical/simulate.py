@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 import numpy as np
@@ -23,6 +24,7 @@ from caltrop.sim.runner import (
     SimulationError,
     VariantRun,
     check_run,
+    interruption,
 )
 
 #: What :attr:`SimResult.extra` records of a run played by the compiled tactical policy.
@@ -180,24 +182,30 @@ def simulate_tactical(
     tables = list(compiled) if compiled is not None else compile_variants(definition, variants)
     size = chunk or chunk_size(n)
     parts: list[list[Records]] = [[] for _ in variants]
-    for start in range(0, n, size):
-        count = min(size, n - start)
-        for v, c in enumerate(tables):
-            parts[v].append(
-                play_tactical(c, count, seed, first=start, threads=threads, max_rounds=max_rounds)
-            )
-            if progress is not None:
-                progress(count)
-    runs = tuple(
-        VariantRun(variant, c.definition, Records.concat(p))
-        for variant, c, p in zip(variants, tables, parts, strict=True)
-    )
-    return SimResult(
+    base = SimResult(
         encounter_name or definition.name,
         seed,
         n,
         {"pc": "tactical", "npc": "tactical"},
-        runs,
+        (),
         max_rounds,
         dict(COMPILED_EXTRA),
     )
+    try:
+        for start in range(0, n, size):
+            count = min(size, n - start)
+            for v, c in enumerate(tables):
+                parts[v].append(
+                    play_tactical(
+                        c, count, seed, first=start, threads=threads, max_rounds=max_rounds
+                    )
+                )
+                if progress is not None:
+                    progress(count)
+    except KeyboardInterrupt:  # Ctrl-C: what finished (issue 21 item 7)
+        raise interruption(base, variants, [c.definition for c in tables], parts) from None
+    runs = tuple(
+        VariantRun(variant, c.definition, Records.concat(p))
+        for variant, c, p in zip(variants, tables, parts, strict=True)
+    )
+    return replace(base, runs=runs)
