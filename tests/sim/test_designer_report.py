@@ -328,7 +328,7 @@ def test_a_best_response_too_large_keeps_the_sampled_results() -> None:
         "sim", "duel", "--n", "10", "--seed", "1", "--workers", "1", "--policy", "tactical",
         "--best-response", "pc", "--max-states", "20",
     )  # fmt: skip
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a limit met: exit 2, as docs/limits.md says of every limit
     assert "--best-response refused (the sampled results are shown)" in result.stderr
     assert "too large for a best response" in result.stderr
     assert "Win rate" in result.stdout
