@@ -24,6 +24,10 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "fast": ("benchmarks.fast", "encounters/s of the 4 v 4 example: engine vs numba fast path"),
     "sim": ("benchmarks.sim", "simulator: encounters/s of the 4 v 4 example, reference engine"),
     "server": ("benchmarks.server", "table server: 200 tables × 5 sockets on SQLite vs WS echo"),
+    "openloop": (
+        "benchmarks.openloop",
+        "table server, open-loop Poisson arrivals: p99, CPU/command vs echo",
+    ),
 }
 
 
