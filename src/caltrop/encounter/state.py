@@ -672,11 +672,7 @@ class Encounter:
 
     def _plan_act(self, command: Act) -> Plan:
         self._not_over()
-        advantages = command.advantages
-        if advantages and len(set(advantages)) < len(advantages):
-            raise InvalidActionError(
-                f"{command}: the same source twice adds nothing (R14, R47): name it once"
-            )
+        _once_each(command, command.advantages)
         return self.module.plan(self, command)
 
     def _plan_roll(self, command: RollDice | RollTotal) -> _RollPlan:
@@ -731,6 +727,7 @@ class Encounter:
 
     def _plan_call(self, command: CallRoll) -> _CallPlan:
         self._not_over()
+        _once_each(command, command.advantages)
         i = self.standing(command.target)
         if self.pending and self.pending[-1].kind is RollKind.INITIATIVE:
             raise IllegalActionError("initiative is being rolled")
@@ -991,6 +988,16 @@ class _EndEncounterPlan(_Plan):
         enc.pending.clear()
         enc.winner = None
         return None
+
+
+def _once_each(command: Command, advantages: Sequence[Advantage]) -> None:
+    """R14, R47: one command names a source key once; a second time adds nothing, so it is
+    refused as malformed (the same guard as :func:`~caltrop.core.commands.parse_command`'s, for
+    commands built in code), for an action and a GM-called roll alike."""
+    if advantages and len(set(advantages)) < len(advantages):
+        raise InvalidActionError(
+            f"{command}: the same source twice adds nothing (R14, R47): name it once"
+        )
 
 
 def find_aspect(creature: CreatureDef, name: str | None) -> str | None:
