@@ -62,7 +62,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
-from caltrop.errors import CaltropError
+from caltrop.errors import LogFileError as LogFileError
 
 #: The largest log read or written: ~100,000 commands of a long session, with room to spare.
 MAX_LOG_BYTES: Final = 20 * 1024 * 1024
@@ -82,10 +82,6 @@ _KINDS: Final = (
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISSOCK, "a socket"),
 )
-
-
-class LogFileError(CaltropError, ValueError):
-    """A log file that cannot be read or written; the message names the file and why."""
 
 
 # -- reading ------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from enum import StrEnum
 import yaml
 
 from caltrop.content.schema import ID_PATTERN, RESERVED_WORDS
+from caltrop.errors import ContentError
 
 #: Where a template points its reader (both paths are in the Caltrop repository).
 FORMAT_DOC = "src/caltrop/examples/README.md"
@@ -27,18 +28,19 @@ class Module(StrEnum):
 def template_id(name: str) -> str:
     """The id a template gives ``name``: ``Cave Troll`` → ``cave-troll``.
 
-    Raises ValueError (with the reason) when no id can be made or the id is a reserved word.
+    Raises :class:`~caltrop.errors.ContentError` (a ValueError) with the reason when no id can
+    be made or the id is a reserved word.
     """
     slug = re.sub(r"[\s_]+", "-", name.strip().lower())
     slug = re.sub(r"-{2,}", "-", slug).strip("-")
     if not ID_PATTERN.match(slug):
-        raise ValueError(
+        raise ContentError(
             f"cannot make an id from {name!r}: use letters a-z, digits, spaces and '-' "
             "(like cave-troll or 'Cave Troll')"
         )
     if slug in RESERVED_WORDS:
         words = ", ".join(sorted(RESERVED_WORDS))
-        raise ValueError(f"{slug!r} is a reserved word of the command notation ({words})")
+        raise ContentError(f"{slug!r} is a reserved word of the command notation ({words})")
     return slug
 
 

@@ -13,6 +13,7 @@ from caltrop.core.model import Economy, EncounterDef
 from caltrop.economy.base import Actions
 from caltrop.economy.load_actions import LoadActions
 from caltrop.economy.points_actions import PointsActions
+from caltrop.errors import ContentError
 
 _ACTIONS: dict[str, Callable[[EncounterDef], Actions]] = {
     Economy.ACTION_LOAD.value: LoadActions,
@@ -31,6 +32,6 @@ def actions_for(definition: EncounterDef) -> Actions:
     try:
         return _ACTIONS[name](definition)
     except KeyError:
-        raise ValueError(
+        raise ContentError(
             f"no actions for economy {name!r} (known: {', '.join(_ACTIONS)})"
         ) from None

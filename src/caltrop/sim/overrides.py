@@ -38,10 +38,7 @@ from caltrop.dice.ast import Expr
 from caltrop.dice.parse import parse
 from caltrop.economy.action_points import STAT_DEFAULTS
 from caltrop.errors import CaltropError
-
-
-class OverrideError(CaltropError, ValueError):
-    """A ``KEY=VALUE`` that does not fit the encounter: unknown field, creature or value."""
+from caltrop.errors import OverrideError as OverrideError
 
 
 @dataclass(frozen=True, slots=True)

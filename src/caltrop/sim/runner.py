@@ -31,7 +31,7 @@ import numpy.typing as npt
 from caltrop.core.commands import Act, EndTurn, RollDice
 from caltrop.core.model import ActionDef, ActionKind, Economy, EncounterDef, Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
-from caltrop.errors import CaltropError
+from caltrop.errors import SimulationError as SimulationError
 from caltrop.sim.overrides import Variant
 from caltrop.sim.policies import Policy
 from caltrop.sim.registry import make_policy, policy_entry
@@ -44,10 +44,6 @@ SIDES: Final = (Side.PC.value, Side.NPC.value)
 
 #: Rounds after which an encounter is stopped and counted as a draw (a fight nobody can win).
 DEFAULT_MAX_ROUNDS: Final = 100
-
-
-class SimulationError(CaltropError):
-    """A simulation that cannot run as asked (bad options, an encounter that never ends)."""
 
 
 def engine_stream(seed: int, i: int) -> int:
