@@ -1,8 +1,8 @@
 """Which actions an encounter's economy plays: the plug-in half of :mod:`caltrop.economy`.
 
 Each economy's actions (:class:`~caltrop.economy.base.Actions`) are found by the ruleset's
-``economy``; new economies register a factory here, as they register their rules with
-:func:`caltrop.economy.register`.
+``economy`` in one explicit table, :data:`_ACTIONS`: a new economy adds its entry there (its
+rules go in :mod:`caltrop.economy`'s registry).
 """
 
 from __future__ import annotations
@@ -19,11 +19,6 @@ _ACTIONS: dict[str, Callable[[EncounterDef], Actions]] = {
     Economy.ACTION_LOAD.value: LoadActions,
     Economy.ACTION_POINTS.value: lambda definition: PointsActions(),
 }
-
-
-def register_actions(name: str, factory: Callable[[EncounterDef], Actions]) -> None:
-    """Plug in the actions of an economy named ``name`` (the ruleset's ``economy`` value)."""
-    _ACTIONS[name] = factory
 
 
 def actions_for(definition: EncounterDef) -> Actions:

@@ -51,10 +51,6 @@ class Override:
     def __str__(self) -> str:
         return f"{'.'.join(self.path)}={self.value}"
 
-    @property
-    def is_ruleset(self) -> bool:
-        return len(self.path) == 1 or self.path[0] == "ruleset"
-
 
 @dataclass(frozen=True, slots=True)
 class Variant:
