@@ -22,11 +22,10 @@ import multiprocessing.context
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
-import numpy.typing as npt
 
 from caltrop.core.commands import Act, EndTurn, RollDice
 from caltrop.core.model import ActionDef, ActionKind, Economy, EncounterDef, Side
@@ -35,15 +34,15 @@ from caltrop.errors import SimulationError as SimulationError
 from caltrop.sim.overrides import Variant
 from caltrop.sim.policies import Policy
 from caltrop.sim.registry import make_policy, policy_entry
-
-#: Winner codes in :attr:`Records.winner`.
-DRAW: Final = 0
-PC_WINS: Final = 1
-NPC_WINS: Final = 2
-SIDES: Final = (Side.PC.value, Side.NPC.value)
-
-#: Rounds after which an encounter is stopped and counted as a draw (a fight nobody can win).
-DEFAULT_MAX_ROUNDS: Final = 100
+from caltrop.sim.results import DEFAULT_MAX_ROUNDS as DEFAULT_MAX_ROUNDS
+from caltrop.sim.results import DRAW as DRAW
+from caltrop.sim.results import NPC_WINS as NPC_WINS
+from caltrop.sim.results import PC_WINS as PC_WINS
+from caltrop.sim.results import SIDES as SIDES
+from caltrop.sim.results import Records as Records
+from caltrop.sim.results import SimResult as SimResult
+from caltrop.sim.results import VariantRun as VariantRun
+from caltrop.sim.results import check_run as check_run
 
 
 def engine_stream(seed: int, i: int) -> int:
@@ -57,68 +56,6 @@ def encounter_streams(seed: int, i: int) -> tuple[int, np.random.Generator, np.r
     pc = np.random.default_rng(np.random.SeedSequence([seed, i, 1, 0]))
     npc = np.random.default_rng(np.random.SeedSequence([seed, i, 1, 1]))
     return engine, pc, npc
-
-
-@dataclass(slots=True)
-class Records:
-    """What happened in a batch of encounters: one row per encounter, one column per creature.
-
-    ``cost`` is the Cost of every action a creature took (its Load gained under Action Load;
-    points paid under another economy), counted when the action resolves; ``reactions`` counts
-    the actions it took on other creatures' rolls, ``team`` the team actions among them
-    (``helps`` giving advantage to an ally, ``hinders`` disadvantage to a foe); ``dealt`` the
-    damage its attacks did.
-    """
-
-    winner: npt.NDArray[np.int8]
-    timeout: npt.NDArray[np.bool_]
-    rounds: npt.NDArray[np.int32]
-    steps: npt.NDArray[np.int32]
-    cost: npt.NDArray[np.int32]
-    dealt: npt.NDArray[np.int32]
-    reactions: npt.NDArray[np.int32]
-    helps: npt.NDArray[np.int32]
-    hinders: npt.NDArray[np.int32]
-    down: npt.NDArray[np.bool_]
-    health: npt.NDArray[np.int32]
-
-    @property
-    def n(self) -> int:
-        return int(self.winner.size)
-
-    @property
-    def team(self) -> npt.NDArray[np.int32]:
-        return self.helps + self.hinders
-
-    @classmethod
-    def empty(cls, m: int, k: int) -> Records:
-        def table() -> npt.NDArray[np.int32]:
-            return np.zeros((m, k), dtype=np.int32)
-
-        return cls(
-            np.zeros(m, dtype=np.int8),
-            np.zeros(m, dtype=np.bool_),
-            np.zeros(m, dtype=np.int32),
-            np.zeros(m, dtype=np.int32),
-            table(),
-            table(),
-            table(),
-            table(),
-            table(),
-            np.zeros((m, k), dtype=np.bool_),
-            table(),
-        )
-
-    @classmethod
-    def concat(cls, parts: Sequence[Records]) -> Records:
-        names = [f for f in cls.__dataclass_fields__]
-        return cls(*(np.concatenate([getattr(p, name) for p in parts]) for name in names))
-
-    def wins(self, side: str) -> npt.NDArray[np.float64]:
-        """1.0 where ``side`` won, else 0.0 (a draw is a win for neither)."""
-        code = PC_WINS if side == Side.PC.value else NPC_WINS
-        wins: npt.NDArray[np.float64] = (self.winner == code).astype(np.float64)
-        return wins
 
 
 def _points(encounter: Encounter, j: int) -> int:
@@ -267,32 +204,6 @@ def run_task(task: Task) -> tuple[int, int, Records]:
 # -- a whole run ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class VariantRun:
-    """The results of one variant: its name, its overrides, the definition played, the rows."""
-
-    variant: Variant
-    definition: EncounterDef
-    records: Records
-
-    @property
-    def name(self) -> str:
-        return self.variant.name
-
-
-@dataclass(frozen=True, slots=True)
-class SimResult:
-    """A run: every variant's records, and how they were made."""
-
-    encounter: str
-    seed: int
-    n: int
-    policies: dict[str, str]
-    runs: tuple[VariantRun, ...]
-    max_rounds: int = DEFAULT_MAX_ROUNDS
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
 def resolve_policies(
     from_file: Mapping[str, str], given: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -379,20 +290,6 @@ def _execute_dask(tasks: Sequence[Task], dask: Any) -> Iterator[tuple[int, int, 
     finally:
         if own:
             client.close()
-
-
-def check_run(n: int, seed: int, variants: Sequence[Variant]) -> list[Variant]:
-    """The variants of a run (``baseline`` if none), once its options are checked: at least one
-    encounter, a seed of 0 or more, variant names that differ."""
-    if n < 1:
-        raise SimulationError("--n must be at least 1")
-    if seed < 0:
-        raise SimulationError("--seed must be 0 or more")
-    checked = list(variants) or [Variant("baseline")]
-    names = [v.name for v in checked]
-    if len(set(names)) != len(names):
-        raise SimulationError(f"variant names must differ: {', '.join(names)}")
-    return checked
 
 
 def simulate(
