@@ -8,14 +8,16 @@ from __future__ import annotations
 import dataclasses
 import enum
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
 from caltrop.content import load_encounter
-from caltrop.core.model import EncounterDef
+from caltrop.core.commands import RollDice, parse_command
+from caltrop.core.model import EncounterDef, Side
+from caltrop.core.pool import Advantage
 from caltrop.encounter import TERMINAL, Encounter
 from caltrop.encounter.play_state import PlayState
 from tests.encounter.builders import skirmish, watch_my_back_example
@@ -166,3 +168,69 @@ def test_an_undo_restores_every_field(name: str) -> None:
         for command in enc.commands[: len(probe.commands)]:
             fresh.apply(command)
         assert probe.state == fresh.state
+
+
+def _declared() -> Encounter:
+    """A skirmish with a roll pending (the Goblin's strike, R15's window open)."""
+    enc = Encounter.begin(skirmish(), 1)
+    for command in ("aria: end turn", "bron: end turn", "goblin: strike aria with dagger"):
+        enc.apply(parse_command(command))
+    assert enc.pending
+    return enc
+
+
+def _bump_load(enc: Encounter) -> None:
+    enc.resources[0].load += 1  # type: ignore[attr-defined]
+
+
+#: how to change each field of the state that decides the future: ``Encounter.key()`` (the
+#: exact solvers' memo key) must differ after the change
+KEYED: dict[str, Callable[[Encounter], None]] = {
+    "health": lambda e: e.health.__setitem__(0, e.health[0] - 1),
+    "down": lambda e: e.down.__setitem__(0, not e.down[0]),
+    "resources": _bump_load,
+    "boons": lambda e: e.boons.__setitem__(0, (Advantage("adv", "torch"),)),
+    "conditions": lambda e: e.conditions.__setitem__(0, ("prone",)),
+    "gone": lambda e: e.gone.__setitem__(0, True),
+    "order": lambda e: e.set_order(list(reversed(e.order))),
+    "initiative": lambda e: e.initiative.__setitem__(0, 12),
+    "turn_pos": lambda e: setattr(e, "turn_pos", e.turn_pos + 1),
+    "round": lambda e: setattr(e, "round", e.round + 1),
+    "pending": lambda e: e.pending.pop(),
+    "over": lambda e: setattr(e, "over", not e.over),
+    "winner": lambda e: setattr(e, "winner", Side.PC),
+}
+#: the fields the key leaves out, and why: neither changes what any command does next
+NOT_KEYED = {
+    "windows": "made from order by set_order (order is in the key)",
+    "last_outcome": "the last roll's outcome, the past: no rule reads it",
+}
+
+
+def test_every_field_is_in_the_key_or_said_to_be_left_out() -> None:
+    """A field added to the state is named here: either how changing it must change
+    ``Encounter.key()`` (so an exact solver never takes two different states for one), or why
+    the key leaves it out."""
+    assert set(KEYED) | set(NOT_KEYED) == set(FIELDS)
+    assert not set(KEYED) & set(NOT_KEYED)
+
+
+@pytest.mark.parametrize("field", list(KEYED))
+def test_changing_a_keyed_field_changes_the_key(field: str) -> None:
+    enc = _declared()
+    other = enc.clone()
+    KEYED[field](other)
+    assert getattr(other.state, field) != getattr(enc.state, field)
+    assert other.key() != enc.key()
+    assert enc.key() == _declared().key()  # the original is untouched
+
+
+def test_the_fields_left_out_of_the_key_do_not_enter_it() -> None:
+    enc = _declared()
+    outcome = enc.clone().apply(RollDice())  # an outcome this encounter has not had
+    assert outcome is not None
+    probe = enc.clone()
+    probe.windows = tuple(reversed(probe.windows))
+    probe.last_outcome = outcome
+    assert (probe.windows, probe.last_outcome) != (enc.windows, enc.last_outcome)
+    assert probe.key() == enc.key()
