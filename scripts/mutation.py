@@ -54,6 +54,15 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/encounter/test_gm.py",
         "tests/encounter/test_window_order.py",
     ),
+    "encounter": (
+        "tests/encounter/test_rules.py",
+        "tests/encounter/test_gm_calls.py",
+        "tests/encounter/test_seed_examples.py",
+        "tests/encounter/test_golden.py",
+        "tests/encounter/test_undo.py",
+        "tests/encounter/test_gm.py",
+        "tests/encounter/test_window_order.py",
+    ),
 }
 
 
@@ -215,15 +224,21 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant("encounter/state.py", "        self.round += 1", "        self.round += 2", "R21"),
     Mutant(
-        "encounter/state.py",
-        "windows[roller] = (*order[pos + 1 :], *order[:pos])",
-        "windows[roller] = (*order[:pos], *order[pos + 1 :])",
+        "encounter",
+        "[pos + 1 :], *",
+        "[pos + 2 :], *",
+        "R15",
+    ),
+    Mutant(
+        "encounter",
+        "[:pos])",
+        "[:0])",
         "R15",
     ),
     Mutant(
         "encounter/state.py",
-        "self.pending = [p for p in self.pending if not self.down[p.roller]]",
-        "self.pending = list(self.pending)",
+        "not self.down[p.roller]",
+        "self.down[p.roller]",
         "R16",
     ),
     Mutant(

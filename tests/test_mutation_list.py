@@ -30,7 +30,14 @@ MUTATION = _script()
 
 def test_there_are_about_fifty_mutants_over_the_four_areas() -> None:
     areas = {m.area for m in MUTATION.MUTANTS}
-    assert areas == {"core/pool.py", "economy", "encounter/state.py", "dice/distribution.py"}
+    #: "encounter": the reaction window's order, found in whichever module of encounter/ builds it
+    assert areas == {
+        "core/pool.py",
+        "economy",
+        "encounter",
+        "encounter/state.py",
+        "dice/distribution.py",
+    }
     assert len(MUTATION.MUTANTS) >= 50
     assert MUTATION.THRESHOLD == 0.95
 

@@ -64,7 +64,7 @@ class PlayState:
             conditions=self.conditions.copy(),
             gone=self.gone.copy(),
             order=self.order.copy(),
-            windows=self.windows,
+            windows=self.windows,  # replaced whole by set_order, never changed in place
             initiative=self.initiative.copy(),
             turn_pos=self.turn_pos,
             round=self.round,
