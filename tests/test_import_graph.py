@@ -4,7 +4,10 @@ Issue 9 ("Structure"): the generic state machine and each economy's actions "plu
 interface; no import circle inside ``encounter/``"; the guide asks the same of every module. The
 graph is read statically (every ``import`` and ``from … import`` in ``src/caltrop``, including
 those under ``TYPE_CHECKING`` and inside functions), so a circle hidden behind a lazy import
-counts too.
+counts too, and so does one through a package (issue 24 item 6): importing a package runs its
+``__init__``, so an import of the package stands for the modules that ``__init__`` imports
+(``sim/runner.py`` → ``sim/fast/tactical/`` → ``sim/fast/tactical/simulate.py`` →
+``sim/runner.py`` was such a circle, unseen while edges into packages were left out).
 """
 
 from __future__ import annotations
@@ -36,7 +39,10 @@ def _graph() -> dict[str, set[str]]:
                 if node.level:
                     up = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join([*up, base] if base else up)
-                targets = [base] + [f"{base}.{a.name}" for a in node.names]
+                # ``from pkg import sub`` imports the module pkg.sub; any other name, the package
+                subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules]
+                others = len(subs) < len(node.names)
+                targets = subs + ([base] if others or not subs else [])
             for target in targets:
                 if target in modules and target != name:
                     graph[name].add(target)
@@ -81,12 +87,23 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def _without_packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """The graph between modules: a package's ``__init__`` only re-exports, so edges into and
-    out of packages are left out (importing ``a.b`` runs ``a/__init__`` but is no import of it)."""
+def _through_packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph between modules, an import of a package replaced by the modules its
+    ``__init__`` imports (through nested packages too): what importing it runs."""
     packages = {name for name in graph if (SRC / Path(*name.split("."))).is_dir()}
+
+    def run_by(targets: set[str], seen: set[str]) -> set[str]:
+        out: set[str] = set()
+        for target in targets:
+            if target not in packages:
+                out.add(target)
+            elif target not in seen:
+                seen.add(target)
+                out |= run_by(graph[target], seen)
+        return out
+
     return {
-        name: {t for t in targets if t not in packages}
+        name: run_by(targets, set()) - {name}
         for name, targets in graph.items()
         if name not in packages
     }
@@ -102,8 +119,22 @@ def test_the_graph_sees_real_imports() -> None:
 
 
 def test_no_two_modules_import_each_other() -> None:
-    """No pair of modules imports each other, and no longer circle either."""
-    assert _cycles(_without_packages(_graph())) == []
+    """No pair of modules imports each other, and no longer circle either, through packages
+    or not."""
+    assert _cycles(_through_packages(_graph())) == []
+
+
+def test_a_circle_through_a_package_is_found() -> None:
+    """The reader finds a circle that runs through a package's ``__init__`` (as the runner's
+    did through ``sim/fast/tactical/``) and one of any length."""
+    graph = {
+        "caltrop.a": {"caltrop.sim.fast.tactical"},
+        "caltrop.sim.fast.tactical": {"caltrop.b"},
+        "caltrop.b": {"caltrop.c"},
+        "caltrop.c": {"caltrop.a"},
+        "caltrop.d": {"caltrop.a"},
+    }
+    assert _cycles(_through_packages(graph)) == [["caltrop.a", "caltrop.b", "caltrop.c"]]
 
 
 def test_the_machine_knows_no_economys_actions() -> None:

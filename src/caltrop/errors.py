@@ -1,6 +1,43 @@
-"""The narrow errors Caltrop raises. Each says why, in the game's own words."""
+"""The one catalogue of the errors Caltrop raises. Each says why, in the game's own words.
+
+Every error a player, a content file, a log or an option can cause is a :class:`CaltropError`
+defined here (the modules that raise one import it from here, and some re-export it under their
+own name too), so ``except CaltropError`` catches them all and a reader finds them in one place.
+What is left are programming errors: a caller in code breaking a function's documented contract
+(``roll()`` given both ``rng=`` and ``entered=``), or a case the types rule out
+(``raise AssertionError(stage)``), raised as the built-in exception Python would use.
+``tests/test_errors.py`` finds every ``raise`` in ``src/caltrop`` and fails on one that is
+neither a :class:`CaltropError` nor a programming error listed there with its reason.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "CaltropError",
+    "ConflictError",
+    "ContentError",
+    "ContentFileError",
+    "DiceInputError",
+    "DiceLimitError",
+    "DiceSyntaxError",
+    "DiceTypeError",
+    "FastPathError",
+    "IllegalActionError",
+    "InvalidActionError",
+    "LogFileError",
+    "NotDeterministicError",
+    "NotFoundError",
+    "OverrideError",
+    "Problem",
+    "ReplayMismatchError",
+    "SimulationError",
+    "StateSpaceTooLargeError",
+    "TacticalMismatchError",
+    "UnknownPolicyError",
+]
 
 
 class CaltropError(Exception):
@@ -59,3 +96,90 @@ class ContentError(CaltropError, ValueError):
 
     The message names the file, the line and the field, and what was expected.
     """
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a content file (:class:`ContentFileError` lists them)."""
+
+    file: str
+    line: int  # 1-based
+    field: str  # "creature.aspects.Finesse"; empty for the file as a whole
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}"
+        return (
+            f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        )
+
+
+class ContentFileError(ContentError):
+    """A content file that is malformed; ``problems`` lists each fault with its file and line.
+
+    ``str(error)`` gives one line per problem: ``goblin.yaml:7: creature.aspects.Finesse:
+    expected an integer, got 'high'``. (Made by :mod:`caltrop.content.problems`.)
+    """
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        if not problems:
+            raise ValueError("a ContentFileError needs at least one problem")
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+    @property
+    def first(self) -> Problem:
+        return self.problems[0]
+
+
+class LogFileError(CaltropError, ValueError):
+    """A log file that cannot be read or written; the message names the file and why."""
+
+
+# -- simulation -----------------------------------------------------------------------------------
+
+
+class SimulationError(CaltropError):
+    """A simulation that cannot run as asked (bad options, an encounter that never ends)."""
+
+
+class UnknownPolicyError(CaltropError, ValueError):
+    """A policy name nobody registered."""
+
+
+class OverrideError(CaltropError, ValueError):
+    """A ``KEY=VALUE`` that does not fit the encounter: unknown field, creature or value."""
+
+
+class StateSpaceTooLargeError(CaltropError):
+    """The encounter has more chance states than the cap allows: sample it instead."""
+
+
+class NotDeterministicError(CaltropError, ValueError):
+    """An exact answer needs policies that always make the same choice in the same state."""
+
+
+class FastPathError(CaltropError, ValueError):
+    """An encounter (or an option) the fast path cannot play exactly; the message says why."""
+
+
+class ReplayMismatchError(CaltropError):
+    """The engine, driven by :class:`~caltrop.sim.fast.reference.FastTacticPolicy`, did not do
+    what the kernel did (a cross-check's finding: a CaltropError, not an AssertionError, so that
+    ``except CaltropError`` reports it and a test's failed ``assert`` is never taken for one)."""
+
+
+class TacticalMismatchError(CaltropError):
+    """The engine, driven by the Python tactical policy, did not do what the compiled tactical
+    kernel did (as :class:`ReplayMismatchError`, for the tactical kernel)."""
+
+
+# -- the table's store --------------------------------------------------------------------------
+
+
+class ConflictError(CaltropError):
+    """Another writer appended to the same log first (the unique seq): nothing was stored."""
+
+
+class NotFoundError(CaltropError):
+    """No such table or encounter."""

@@ -17,6 +17,7 @@ from caltrop.core.pool import (
     net_advantage,
     pool_size,
 )
+from caltrop.errors import ContentError, InvalidActionError
 
 aspects = st.integers(-10, 20)
 loads = st.integers(-10, 20)
@@ -182,7 +183,7 @@ def test_gate_reasons_spell_out_the_arithmetic() -> None:
 
 
 def test_negative_cost_is_rejected() -> None:
-    with pytest.raises(ValueError, match="0 or more"):
+    with pytest.raises(ContentError, match="0 or more"):
         check_gate(3, 0, -1)
 
 
@@ -236,11 +237,11 @@ def test_net_advantage_examples() -> None:
 def test_advantage_validation_and_text() -> None:
     assert str(Advantage("adv", "torch")) == "+adv:torch"
     assert str(Advantage("dis", "dark")) == "+dis:dark"
-    with pytest.raises(ValueError, match="'adv' or 'dis'"):
+    with pytest.raises(InvalidActionError, match="'adv' or 'dis'"):
         Advantage("fav", "x")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="one word"):
+    with pytest.raises(InvalidActionError, match="one word"):
         Advantage("adv", "two words")
-    with pytest.raises(ValueError, match="one word"):
+    with pytest.raises(InvalidActionError, match="one word"):
         Advantage("adv", "")
-    with pytest.raises(ValueError, match="'adv' or 'dis'"):
+    with pytest.raises(InvalidActionError, match="'adv' or 'dis'"):
         net_advantage([("favor", "torch")])  # type: ignore[list-item]

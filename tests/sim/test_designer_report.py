@@ -308,7 +308,7 @@ def test_best_response_finds_what_a_weak_policy_leaves_on_the_table() -> None:
     ("args", "code", "said"),
     [
         (("--best-response", "both"), 2, "--best-response is pc or npc"),
-        (("--best-response", "pc", "--policy", "random"), 1, "the pc policy 'random' is random"),
+        (("--best-response", "pc", "--policy", "random"), 2, "the pc policy 'random' is random"),
         (("--best-response", "pc", "--fast"), 2, "not the fast path's"),
     ],
 )

@@ -9,6 +9,7 @@ from caltrop.content import load_encounter, load_encounter_text
 from caltrop.core.commands import Act, Command, EndTurn, Pass, parse_command
 from caltrop.core.model import EncounterDef
 from caltrop.encounter import CHANCE, Encounter
+from caltrop.errors import SimulationError
 from caltrop.sim.policies import AttackWeakestPolicy, Policy, RandomPolicy, play_out
 
 EXAMPLES = ("goblin-ambush", "orc-bridge")
@@ -114,7 +115,7 @@ def test_play_out_of_a_finished_encounter_does_nothing() -> None:
 
 def test_play_out_raises_when_max_steps_is_exceeded() -> None:
     encounter = Encounter.begin(load_encounter("goblin-ambush"), 1)
-    with pytest.raises(RuntimeError, match="did not end within 5 decisions"):
+    with pytest.raises(SimulationError, match="did not end within 5 decisions"):
         play_out(
             encounter, {"pc": AttackWeakestPolicy(), "npc": AttackWeakestPolicy()}, max_steps=5
         )
@@ -124,7 +125,7 @@ def test_play_out_raises_when_max_steps_is_exceeded() -> None:
 def test_play_out_raises_on_a_stalemate() -> None:
     """Nobody has an attack: every turn ends at once and the encounter never ends."""
     encounter = Encounter.begin(_brawl(), 1)
-    with pytest.raises(RuntimeError, match="within 300 decisions"):
+    with pytest.raises(SimulationError, match="within 300 decisions"):
         play_out(
             encounter, {"pc": AttackWeakestPolicy(), "npc": AttackWeakestPolicy()}, max_steps=300
         )

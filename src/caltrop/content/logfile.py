@@ -69,7 +69,7 @@ from typing import Any, Final, NoReturn
 
 from caltrop.content.paths import KINDS as _KINDS
 from caltrop.content.paths import MISSING, path_problem
-from caltrop.errors import CaltropError
+from caltrop.errors import LogFileError as LogFileError
 
 #: The largest log read or written: ~100,000 commands of a long session, with room to spare.
 MAX_LOG_BYTES: Final = 20 * 1024 * 1024
@@ -82,10 +82,6 @@ CUT_LINE_WARNING: Final = "dropped the last line: cut off mid-write"
 
 _UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
-
-
-class LogFileError(CaltropError, ValueError):
-    """A log file that cannot be read or written; the message names the file and why."""
 
 
 # -- reading ------------------------------------------------------------------------------------

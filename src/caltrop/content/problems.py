@@ -11,8 +11,7 @@ from __future__ import annotations
 import difflib
 import types
 import typing
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any, TypeAlias
 
 import yaml
@@ -21,43 +20,10 @@ from pydantic_core import ErrorDetails
 
 from caltrop.content.schema import UNION_TAGS
 from caltrop.core.codec import describe
-from caltrop.errors import ContentError
+from caltrop.errors import ContentFileError as ContentFileError
+from caltrop.errors import Problem as Problem
 
 Loc: TypeAlias = tuple[str | int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with a content file."""
-
-    file: str
-    line: int  # 1-based
-    field: str  # "creature.aspects.Finesse"; empty for the file as a whole
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}"
-        return (
-            f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
-        )
-
-
-class ContentFileError(ContentError):
-    """A content file that is malformed; ``problems`` lists each fault with its file and line.
-
-    ``str(error)`` gives one line per problem: ``goblin.yaml:7: creature.aspects.Finesse:
-    expected an integer, got 'high'``.
-    """
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        if not problems:
-            raise ValueError("a ContentFileError needs at least one problem")
-        self.problems: tuple[Problem, ...] = tuple(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
-
-    @property
-    def first(self) -> Problem:
-        return self.problems[0]
 
 
 def node_line(node: yaml.Node) -> int:

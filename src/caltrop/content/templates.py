@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from caltrop.content.yamlfile import parse_text
 from caltrop.core.ids import ID_PATTERN, id_problem
-from caltrop.errors import CaltropError
+from caltrop.errors import CaltropError, ContentError
 
 #: Where a template points its reader (both paths are in the Caltrop repository).
 FORMAT_DOC = "src/caltrop/examples/README.md"
@@ -27,18 +27,19 @@ class Module(StrEnum):
 def template_id(name: str) -> str:
     """The id a template gives ``name``: ``Cave Troll`` → ``cave-troll``.
 
-    Raises ValueError (with the reason) when no id can be made or the id is a reserved word.
+    Raises :class:`~caltrop.errors.ContentError` (a ValueError) with the reason when no id can
+    be made or the id is a reserved word.
     """
     slug = re.sub(r"[\s_]+", "-", name.strip().lower())
     slug = re.sub(r"-{2,}", "-", slug).strip("-")
     if not ID_PATTERN.fullmatch(slug):
-        raise ValueError(
+        raise ContentError(
             f"cannot make an id from {name[:60]!r}: use letters a-z, digits, spaces and '-' "
             "(like cave-troll or 'Cave Troll')"
         )
     problem = id_problem(slug)  # the one id rule (issue 21): length, reserved words
     if problem is not None:
-        raise ValueError(f"cannot make an id from {name[:60]!r}: {problem}")
+        raise ContentError(f"cannot make an id from {name[:60]!r}: {problem}")
     return slug
 
 

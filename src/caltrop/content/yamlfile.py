@@ -25,6 +25,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -242,7 +243,7 @@ def read_file_text(path: Path, name: str) -> str:
         ) from None
 
 
-def _require_regular(info: os.stat_result, refuse: Any) -> None:
+def _require_regular(info: os.stat_result, refuse: Callable[[str], ContentFileError]) -> None:
     for test, kind in _KINDS:
         if test(info.st_mode):
             raise refuse(f"is {kind}, not a content file")
@@ -250,7 +251,7 @@ def _require_regular(info: os.stat_result, refuse: Any) -> None:
         raise refuse("is not a regular file")
 
 
-def _require_size(size: int, refuse: Any) -> None:
+def _require_size(size: int, refuse: Callable[[str], ContentFileError]) -> None:
     if size > limits.MAX_FILE_BYTES:
         raise refuse(
             f"the file is {size:,} bytes; a content file is at most {limits.MAX_FILE_BYTES:,} "

@@ -12,6 +12,7 @@ from enum import StrEnum
 
 from caltrop.core.pool import AdvantageKind, Revision
 from caltrop.dice.ast import Expr
+from caltrop.errors import ContentError
 
 
 class Side(StrEnum):
@@ -209,4 +210,4 @@ class EncounterDef:
         ids = [c.id for c in self.participants]
         duplicated = sorted({i for i in ids if ids.count(i) > 1})
         if duplicated:
-            raise ValueError(f"participant ids must be unique: {', '.join(duplicated)}")
+            raise ContentError(f"participant ids must be unique: {', '.join(duplicated)}")

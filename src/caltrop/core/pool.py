@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, TypeAlias
 
+from caltrop.errors import ContentError, InvalidActionError
+
 
 class Revision(StrEnum):
     """Which revision of the D4 Dice Pool page is in force (R20)."""
@@ -36,9 +38,9 @@ class Advantage:
 
     def __post_init__(self) -> None:
         if self.kind not in ("adv", "dis"):
-            raise ValueError(f"advantage kind must be 'adv' or 'dis', not {self.kind!r}")
+            raise InvalidActionError(f"advantage kind must be 'adv' or 'dis', not {self.kind!r}")
         if not self.source or any(c.isspace() for c in self.source):
-            raise ValueError(f"an advantage source key is one word, not {self.source!r}")
+            raise InvalidActionError(f"an advantage source key is one word, not {self.source!r}")
 
     def __str__(self) -> str:
         return f"+{self.kind}:{self.source}"
@@ -54,7 +56,7 @@ def net_advantage(sources: Iterable[Advantage | tuple[AdvantageKind, str]]) -> i
     for item in sources:
         kind, key = (item.kind, item.source) if isinstance(item, Advantage) else item
         if kind not in ("adv", "dis"):
-            raise ValueError(f"advantage kind must be 'adv' or 'dis', not {kind!r}")
+            raise InvalidActionError(f"advantage kind must be 'adv' or 'dis', not {kind!r}")
         seen.add((kind, key))
     return sum(1 if kind == "adv" else -1 for kind, _ in seen)
 
@@ -100,7 +102,7 @@ def check_gate(
     R20 (legacy): allowed iff Aspect − Load > 0 and Aspect − Load ≥ Cost.
     """
     if cost < 0:
-        raise ValueError(f"an action's Cost is 0 or more, not {cost}")
+        raise ContentError(f"an action's Cost is 0 or more, not {cost}")
     revision = Revision(revision)  # "legacy" as a plain string must not fall through to current
     left = aspect - load
     sums = f"{aspect_name} {aspect} − Load {load} = {left}"

@@ -8,6 +8,7 @@ from caltrop.core.model import Economy, Ruleset
 from caltrop.economy.action_load import ActionLoadEconomy
 from caltrop.economy.action_points import ActionPointsEconomy
 from caltrop.economy.base import EconomyRules, Resources
+from caltrop.errors import ContentError
 
 _REGISTRY: dict[str, Callable[[Ruleset], EconomyRules]] = {
     Economy.ACTION_LOAD.value: ActionLoadEconomy,
@@ -26,7 +27,7 @@ def economy_for(ruleset: Ruleset) -> EconomyRules:
         factory = _REGISTRY[str(ruleset.economy)]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
-        raise ValueError(f"no economy named {ruleset.economy!r} (known: {known})") from None
+        raise ContentError(f"no economy named {ruleset.economy!r} (known: {known})") from None
     return factory(ruleset)
 
 

@@ -1,8 +1,8 @@
 """Which actions an encounter's economy plays: the plug-in half of :mod:`caltrop.economy`.
 
 Each economy's actions (:class:`~caltrop.economy.base.Actions`) are found by the ruleset's
-``economy``; new economies register a factory here, as they register their rules with
-:func:`caltrop.economy.register`.
+``economy`` in one explicit table, :data:`_ACTIONS`: a new economy adds its entry there (its
+rules go in :mod:`caltrop.economy`'s registry).
 """
 
 from __future__ import annotations
@@ -13,16 +13,12 @@ from caltrop.core.model import Economy, EncounterDef
 from caltrop.economy.base import Actions
 from caltrop.economy.load_actions import LoadActions
 from caltrop.economy.points_actions import PointsActions
+from caltrop.errors import ContentError
 
 _ACTIONS: dict[str, Callable[[EncounterDef], Actions]] = {
     Economy.ACTION_LOAD.value: LoadActions,
     Economy.ACTION_POINTS.value: lambda definition: PointsActions(),
 }
-
-
-def register_actions(name: str, factory: Callable[[EncounterDef], Actions]) -> None:
-    """Plug in the actions of an economy named ``name`` (the ruleset's ``economy`` value)."""
-    _ACTIONS[name] = factory
 
 
 def actions_for(definition: EncounterDef) -> Actions:
@@ -31,6 +27,6 @@ def actions_for(definition: EncounterDef) -> Actions:
     try:
         return _ACTIONS[name](definition)
     except KeyError:
-        raise ValueError(
+        raise ContentError(
             f"no actions for economy {name!r} (known: {', '.join(_ACTIONS)})"
         ) from None

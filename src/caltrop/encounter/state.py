@@ -63,6 +63,7 @@ from caltrop.economy.outcome import Outcome, outcome_json
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.encounter import gm
 from caltrop.encounter.legal import LegalActions
+from caltrop.encounter.play_state import PlayState
 from caltrop.errors import CaltropError, DiceLimitError, IllegalActionError, InvalidActionError
 
 _PASS_ALL: Final = PassAll()
@@ -92,6 +93,8 @@ _OVERWRITTEN: Final = _Overwritten()
 class Encounter:
     """A running encounter. Build with :meth:`Encounter.begin`; change only with :meth:`apply`."""
 
+    #: the fixed parts in slots of their own, the state of play (:class:`PlayState`: every field
+    #: of it, and only those) in the others; ``tests/encounter/test_play_state.py`` checks both
     __slots__ = (
         "_by_id",
         "_commands",
@@ -226,7 +229,8 @@ class Encounter:
         }
 
     def clone(self) -> Encounter:
-        """An independent copy for search and simulation: copies only what changes."""
+        """An independent copy for search and simulation: copies only what changes (the
+        :class:`PlayState` and the log); the definition, the content and the tables are shared."""
         other = Encounter.__new__(Encounter)
         other.initial = self.initial
         other.definition = self.definition
@@ -241,26 +245,55 @@ class Encounter:
         other.rng = np.random.Generator(bit_generator)
         other._dice = RngDice(other.rng)
         other._by_id = self._by_id
-        other.health = self.health.copy()
-        other.down = self.down.copy()
-        other.resources = [r.copy() for r in self.resources]
-        other.boons = self.boons.copy()
-        other.conditions = self.conditions.copy()
-        other.gone = self.gone.copy()
-        other.order = self.order.copy()
-        other.windows = self.windows
-        other.initiative = self.initiative.copy()
-        other.turn_pos = self.turn_pos
-        other.round = self.round
-        other.pending = [p.copy() for p in self.pending]
-        other.over = self.over
-        other.winner = self.winner
-        other.last_outcome = self.last_outcome
+        other._restore(self.state.copy())
         other._commands = self._commands.copy()
         other._free = self._free.copy()
         other._record = self._record
         other._events = self._events.copy() if self._events is not None else None
         return other
+
+    @property
+    def state(self) -> PlayState:
+        """The state of play as one object (:mod:`caltrop.encounter.play_state`): the fields
+        every command may change, as they stand now (not a copy: :meth:`PlayState.copy` for
+        one). The engine keeps them in slots of its own, as python-chess keeps a board's
+        position on the board and in a ``_BoardState`` only to copy it: the rules read them by
+        the million, and a slot is read several times faster than a property."""
+        return PlayState(
+            health=self.health,
+            down=self.down,
+            resources=self.resources,
+            boons=self.boons,
+            conditions=self.conditions,
+            gone=self.gone,
+            order=self.order,
+            windows=self.windows,
+            initiative=self.initiative,
+            turn_pos=self.turn_pos,
+            round=self.round,
+            pending=self.pending,
+            over=self.over,
+            winner=self.winner,
+            last_outcome=self.last_outcome,
+        )
+
+    def _restore(self, state: PlayState) -> None:
+        """Set the state of play to ``state`` (its objects, not copies)."""
+        self.health = state.health
+        self.down = state.down
+        self.resources = state.resources
+        self.boons = state.boons
+        self.conditions = state.conditions
+        self.gone = state.gone
+        self.order = state.order
+        self.windows = state.windows
+        self.initiative = state.initiative
+        self.turn_pos = state.turn_pos
+        self.round = state.round
+        self.pending = state.pending
+        self.over = state.over
+        self.winner = state.winner
+        self.last_outcome = state.last_outcome
 
     # -- queries --------------------------------------------------------------------------------
 
@@ -450,7 +483,7 @@ class Encounter:
         rebuilt = Encounter.begin(self.initial, self.seed, header=self.header)
         for command in self._commands[:keep]:
             rebuilt.apply(command)
-        for slot in Encounter.__slots__:
+        for slot in Encounter.__slots__:  # the fixed parts and the state of play alike
             setattr(self, slot, getattr(rebuilt, slot))
         history.append({"event": "command", "n": len(history), "command": text})
         self._events = history
@@ -672,11 +705,7 @@ class Encounter:
 
     def _plan_act(self, command: Act) -> Plan:
         self._not_over()
-        advantages = command.advantages
-        if advantages and len(set(advantages)) < len(advantages):
-            raise InvalidActionError(
-                f"{command}: the same source twice adds nothing (R14, R47): name it once"
-            )
+        _once_each(command, command.advantages)
         return self.module.plan(self, command)
 
     def _plan_roll(self, command: RollDice | RollTotal) -> _RollPlan:
@@ -731,6 +760,7 @@ class Encounter:
 
     def _plan_call(self, command: CallRoll) -> _CallPlan:
         self._not_over()
+        _once_each(command, command.advantages)
         i = self.standing(command.target)
         if self.pending and self.pending[-1].kind is RollKind.INITIATIVE:
             raise IllegalActionError("initiative is being rolled")
@@ -991,6 +1021,16 @@ class _EndEncounterPlan(_Plan):
         enc.pending.clear()
         enc.winner = None
         return None
+
+
+def _once_each(command: Command, advantages: Sequence[Advantage]) -> None:
+    """R14, R47: one command names a source key once; a second time adds nothing, so it is
+    refused as malformed (the same guard as :func:`~caltrop.core.commands.parse_command`'s, for
+    commands built in code), for an action and a GM-called roll alike."""
+    if advantages and len(set(advantages)) < len(advantages):
+        raise InvalidActionError(
+            f"{command}: the same source twice adds nothing (R14, R47): name it once"
+        )
 
 
 def find_aspect(creature: CreatureDef, name: str | None) -> str | None:

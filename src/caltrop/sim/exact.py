@@ -41,7 +41,8 @@ from typing import Any
 
 from caltrop.core.model import EncounterDef, Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
-from caltrop.errors import CaltropError
+from caltrop.errors import NotDeterministicError as NotDeterministicError
+from caltrop.errors import StateSpaceTooLargeError as StateSpaceTooLargeError
 from caltrop.sim.policies import Policy
 from caltrop.sim.registry import make_policy, policy_entry
 
@@ -58,14 +59,6 @@ _ONE = Fraction(1)
 #: what a chance outcome leads to when the encounter ends there (not a state index); ENDLESS:
 #: rounds go by with no roll and nothing changes (nobody acts), so it never ends
 PC_WINS, NPC_WINS, DRAWN, ENDLESS = -1, -2, -3, -4
-
-
-class StateSpaceTooLargeError(CaltropError):
-    """The encounter has more chance states than the cap allows: sample it instead."""
-
-
-class NotDeterministicError(CaltropError, ValueError):
-    """An exact answer needs policies that always make the same choice in the same state."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,10 +38,7 @@ from caltrop.dice.ast import Expr
 from caltrop.dice.parse import parse
 from caltrop.economy.action_points import STAT_DEFAULTS
 from caltrop.errors import CaltropError
-
-
-class OverrideError(CaltropError, ValueError):
-    """A ``KEY=VALUE`` that does not fit the encounter: unknown field, creature or value."""
+from caltrop.errors import OverrideError as OverrideError
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +50,6 @@ class Override:
 
     def __str__(self) -> str:
         return f"{'.'.join(self.path)}={self.value}"
-
-    @property
-    def is_ruleset(self) -> bool:
-        return len(self.path) == 1 or self.path[0] == "ruleset"
 
 
 @dataclass(frozen=True, slots=True)

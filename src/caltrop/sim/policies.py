@@ -14,6 +14,7 @@ import numpy as np
 from caltrop.core.commands import Act, Command, EndTurn, Pass, RollDice
 from caltrop.core.model import ActionKind
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
+from caltrop.errors import SimulationError
 
 
 class Policy(Protocol):
@@ -115,4 +116,4 @@ def play_out(
                 policy = pick(side_of[who])
             encounter.apply(policy.choose(encounter, who))
         steps += 1
-    raise RuntimeError(f"the encounter did not end within {max_steps} decisions")
+    raise SimulationError(f"the encounter did not end within {max_steps} decisions")

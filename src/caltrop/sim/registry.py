@@ -12,16 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from caltrop.core.model import Economy
-from caltrop.errors import CaltropError
+from caltrop.errors import UnknownPolicyError as UnknownPolicyError
 from caltrop.sim.points_tactics import AttackWeakestPointsPolicy
 from caltrop.sim.policies import Policy, RandomPolicy
 from caltrop.sim.tactics import TacticalPolicy
 
 PolicyFactory = Callable[[np.random.Generator], Policy]
-
-
-class UnknownPolicyError(CaltropError, ValueError):
-    """A policy name nobody registered."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -719,12 +719,6 @@ class TacticalPolicy:
 
     # -- helpers shared with rules ---------------------------------------------------------------
 
-    def harm_to(self, encounter: Encounter, t: int, expr: Expr) -> float:
-        """:func:`harm` of ``expr`` to creature ``t`` as it stands now."""
-        target = encounter.creatures[t]
-        threat = self._decision(encounter).profile.threat[t]
-        return harm(expr, target.evasion, encounter.health[t], threat)
-
     def weakest(self, encounter: Encounter, i: int) -> int | None:
         """The standing foe of ``i`` with the least Health per threat: the one focused fire picks."""
         return self._decision(encounter).weakest(i)

@@ -24,7 +24,8 @@ from sqlalchemy import Engine, bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from caltrop.errors import CaltropError
+from caltrop.errors import ConflictError as ConflictError
+from caltrop.errors import NotFoundError as NotFoundError
 from caltrop.store.database import WRITE
 from caltrop.store.group_commit import GroupCommit
 from caltrop.store.models import (
@@ -85,14 +86,6 @@ _HEADS = (
 _SEAT = select(SeatRow).where(SeatRow.token_hash == bindparam("token_hash"))
 _ADD_EVENTS = insert(EventRow)
 _ADD_COMMAND = insert(CommandRow)
-
-
-class ConflictError(CaltropError):
-    """Another writer appended to the same log first (the unique seq): nothing was stored."""
-
-
-class NotFoundError(CaltropError):
-    """No such table or encounter."""
 
 
 def _dumps(value: Any) -> str:

@@ -31,7 +31,7 @@ from caltrop.core.model import (
 )
 from caltrop.core.pool import Revision
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Node
-from caltrop.errors import CaltropError
+from caltrop.errors import FastPathError as FastPathError
 
 I64 = npt.NDArray[np.int64]
 
@@ -39,10 +39,6 @@ I64 = npt.NDArray[np.int64]
 MAX_SOURCES = 64
 #: The kernel keeps creature sets (helpers of a roll) in a 64-bit mask.
 MAX_CREATURES = 64
-
-
-class FastPathError(CaltropError, ValueError):
-    """An encounter (or an option) the fast path cannot play exactly; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,18 +34,18 @@ from typing import Final
 import numpy as np
 
 from caltrop.core.model import EncounterDef
+from caltrop.errors import SimulationError
 from caltrop.sim.fast.compile import CompiledEncounter, FastPathError, compile_encounter
 from caltrop.sim.fast.points.compile import CompiledPoints, compile_points, is_points
 from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS, FastResult
 from caltrop.sim.fast.simulate import simulate
 from caltrop.sim.overrides import Variant
-from caltrop.sim.runner import (
+from caltrop.sim.results import (
     DRAW,
     NPC_WINS,
     PC_WINS,
     Records,
     SimResult,
-    SimulationError,
     VariantRun,
     check_run,
     interruption,

@@ -23,6 +23,8 @@ from caltrop.core.model import ActionDef, ActionKind, CreatureDef, EncounterDef,
 from caltrop.core.pool import Revision, net_advantage
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Node
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
+from caltrop.errors import ReplayMismatchError as ReplayMismatchError
+from caltrop.errors import SimulationError
 from caltrop.sim.fast.compile import (
     AttackOption,
     CompiledEncounter,
@@ -208,7 +210,7 @@ def _commands(encounter: Encounter, policy: FastTacticPolicy, max_rounds: int) -
             yield EndEncounter()
             return
         yield RollDice() if who == CHANCE else policy.choose(encounter, who)
-    raise RuntimeError(f"the encounter did not end within {MAX_STEPS} decisions")
+    raise SimulationError(f"the encounter did not end within {MAX_STEPS} decisions")
 
 
 def _winner(encounter: Encounter) -> int:
@@ -294,10 +296,6 @@ def play_reference_batch(
             )
         )
     return out
-
-
-class ReplayMismatchError(AssertionError):
-    """The engine, driven by :class:`FastTacticPolicy`, did not do what the kernel did."""
 
 
 @dataclass(frozen=True, slots=True)

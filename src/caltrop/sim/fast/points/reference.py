@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from caltrop.core.commands import Act, EndTurn, RollTotal
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
-from caltrop.errors import IllegalActionError
+from caltrop.errors import IllegalActionError, SimulationError
 from caltrop.sim.fast.points.compile import CompiledPoints, compile_points
 from caltrop.sim.fast.points.simulate import trace_points
 from caltrop.sim.fast.reference import MAX_STEPS, ReplayMismatchError, _winner
@@ -113,7 +113,7 @@ def replay_points(
             )
         k += 1
     else:
-        raise RuntimeError(f"the encounter did not end within {MAX_STEPS} decisions")
+        raise SimulationError(f"the encounter did not end within {MAX_STEPS} decisions")
     got_end = (_winner(encounter), min(encounter.round, max_rounds), k)
     want_end = (result.winner, result.rounds, len(result.rolls))
     if got_end != want_end:

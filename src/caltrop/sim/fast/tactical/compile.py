@@ -49,7 +49,6 @@ import numpy.typing as npt
 from caltrop.core.model import (
     ActionDef,
     ActionKind,
-    CreatureDef,
     Economy,
     EncounterDef,
     Initiative,
@@ -390,9 +389,3 @@ def _table(rows: list[list[int]], width: int) -> I64:
     if not rows:
         return np.zeros((0, width), np.int64)
     return np.ascontiguousarray(np.asarray(rows, np.int64).reshape(len(rows), width))
-
-
-def creature_action(definition: EncounterDef, c: int, a: int) -> ActionDef:
-    """Action ``a`` of creature ``c``'s stat block (as the kernel's trace names it)."""
-    creature: CreatureDef = definition.participants[c]
-    return creature.actions[a]

@@ -8,15 +8,12 @@ from dataclasses import dataclass
 
 from caltrop.core.commands import Act, Command, EndEncounter, EndTurn, Pass, RollTotal
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
+from caltrop.errors import TacticalMismatchError as TacticalMismatchError
 from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS
 from caltrop.sim.fast.tactical.compile import CompiledTactical
 from caltrop.sim.fast.tactical.simulate import trace_tactical
 from caltrop.sim.fast.tactical.tables import Knobs, TacticalStep, TacticalTrace
 from caltrop.sim.tactics import TacticalPolicy
-
-
-class TacticalMismatchError(AssertionError):
-    """The engine, driven by the Python tactical policy, did not do what the kernel did."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,18 +10,18 @@ from typing import Any, Final
 import numpy as np
 
 from caltrop.core.model import EncounterDef
+from caltrop.errors import SimulationError
 from caltrop.sim.fast.compile import FastPathError
 from caltrop.sim.fast.results import _KERNEL_LOCK, CHUNK, DEFAULT_MAX_ROUNDS, _keys
 from caltrop.sim.fast.tactical.compile import CompiledTactical, compile_tactical
 from caltrop.sim.fast.tactical.tables import Knobs, TacticalTrace, _tab, steps_of
 from caltrop.sim.overrides import Variant
-from caltrop.sim.runner import (
+from caltrop.sim.results import (
     DRAW,
     NPC_WINS,
     PC_WINS,
     Records,
     SimResult,
-    SimulationError,
     VariantRun,
     check_run,
     interruption,
