@@ -5,8 +5,9 @@ cookie ``caltrop_seat`` that ``GET /join/TOKEN`` sets; a cookie-bound request th
 anything must come from the server's own pages (:mod:`caltrop.web.deps`, the Origin rule). The
 routes live in :mod:`caltrop.web.routes` (the API, one module a resource) and
 :mod:`caltrop.web.pages` (the browser screens); the live stream in :mod:`caltrop.web.stream`.
-Refusals are :class:`~caltrop.store.service.RefusalError` (``{"detail": …}`` with its status)
-and :class:`~caltrop.store.repository.NotFoundError` (404), mapped here, once.
+Refusals are :class:`~caltrop.store.service.RefusalError` (``{"detail": …}`` with its status),
+:class:`~caltrop.store.repository.NotFoundError` (404) and a request the schema refuses (422,
+in words), mapped here, once, to the one error model of :mod:`caltrop.web.errors`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.engine import make_url
 from starlette.concurrency import run_in_threadpool
@@ -24,6 +26,7 @@ from caltrop.store.checkpoint import Checkpointer
 from caltrop.store.repository import NotFoundError
 from caltrop.store.service import RefusalError, Tables
 from caltrop.web import pages
+from caltrop.web.errors import document_errors, refusal_body, validation_detail
 from caltrop.web.headers import SecurityHeaders
 from caltrop.web.routes import gm, play, socket, tables
 from caltrop.web.settings import Settings
@@ -58,13 +61,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Caltrop table server", lifespan=lifespan)
     app.state.settings = settings
+    document_errors(app)
     app.add_middleware(SecurityHeaders)
     for router in (tables.router, play.router, gm.router, socket.router, pages.router):
         app.include_router(router)
 
     @app.exception_handler(RefusalError)
     async def refused(_request: Request, exc: RefusalError) -> JSONResponse:
-        return JSONResponse({"detail": exc.reason, **exc.extra}, status_code=exc.status)
+        return JSONResponse(refusal_body(exc), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_detail(exc.errors())}, status_code=422)
 
     @app.exception_handler(NotFoundError)
     async def not_found(_request: Request, exc: NotFoundError) -> JSONResponse:

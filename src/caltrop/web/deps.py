@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from typing import Annotated, Final
 from urllib.parse import urlsplit
 
-from fastapi import Depends, Header, Request, WebSocket
+from fastapi import Depends, Request, WebSocket
+from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from caltrop.store.repository import Seat
@@ -91,8 +92,23 @@ async def seat_of_token(service: Tables, token: str) -> Seat:
     return found
 
 
-async def _seat(request: Request, authorization: Annotated[str | None, Header()] = None) -> Seat:
+#: the two ways a request names its seat, as the OpenAPI schema documents them (either will do);
+#: :func:`token_of` reads them, and says what is wrong with a malformed one
+BEARER: Final = HTTPBearer(
+    auto_error=False, description="a seat token: the GM's, or a player's from its link"
+)
+SEAT_COOKIE: Final = APIKeyCookie(
+    name=COOKIE, auto_error=False, description="the seat cookie GET /join/TOKEN sets"
+)
+
+
+async def _seat(
+    request: Request,
+    _bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
+    _cookie: Annotated[str | None, Depends(SEAT_COOKIE)],
+) -> Seat:
     service = service_of(request)
+    authorization = request.headers.get("authorization")
     return await seat_of_token(service, token_of(authorization, request.cookies.get(COOKIE)))
 
 

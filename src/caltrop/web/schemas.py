@@ -1,4 +1,7 @@
-"""The JSON bodies the API takes and gives (pydantic)."""
+"""The JSON bodies the API takes and gives (pydantic). The bodies taken are strict (issue 20
+§4): a field the schema says is an integer takes an integer, not ``false`` or ``"3"``; a
+boolean takes ``true`` or ``false``, not ``1`` or ``"yes"``; text takes text. Refusals are
+:class:`caltrop.web.errors.ErrorOut`."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class NewTableIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     encounter: str = Field(
         default="goblin-ambush", max_length=100, description="an encounter of GET /api/library"
@@ -17,7 +20,7 @@ class NewTableIn(BaseModel):
 
 
 class NextEncounterIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     encounter: str = Field(max_length=100, description="an encounter of GET /api/library")
     reset: list[Literal["health", "stamina", "exhaustion"]] = Field(
@@ -45,7 +48,7 @@ class NewTableOut(BaseModel):
 
 
 class CommandIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     command: str = Field(max_length=2000, description="the engine's notation: 'aria: help'")
     command_id: str = Field(min_length=1, max_length=100, description="chosen by the client")
@@ -53,7 +56,7 @@ class CommandIn(BaseModel):
 
 
 class RevealIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     health: Literal["exact", "label", "hidden"] = "label"
     aspects: bool = False
@@ -61,9 +64,10 @@ class RevealIn(BaseModel):
     odds: bool = True
 
 
-class Refused(BaseModel):
-    detail: str
-    head: int | None = None
+class JoinOut(BaseModel):
+    table_id: str
+    role: Literal["gm", "player"]
+    creature: str | None = Field(description="the player's creature; null for the GM")
 
 
 AnyJson = dict[str, Any]

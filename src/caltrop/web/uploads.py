@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from fastapi import HTTPException, Request
+from fastapi import Request
 from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException
 
 from caltrop.store.service import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, RefusalError

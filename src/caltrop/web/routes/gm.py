@@ -9,6 +9,7 @@ from starlette.concurrency import run_in_threadpool
 
 from caltrop.store.service import RefusalError, uploaded_encounter
 from caltrop.web.deps import ORIGIN_CHECKED, HubDep, SeatDep, TablesDep
+from caltrop.web.errors import responses
 from caltrop.web.routes.links import seat_out
 from caltrop.web.schemas import NextEncounterIn, RevealIn, SeatOut
 from caltrop.web.seating import REVOKED
@@ -19,7 +20,12 @@ router = APIRouter()
 RESETS = frozenset({"health", "stamina", "exhaustion"})
 
 
-@router.put("/api/visibility", status_code=204, dependencies=ORIGIN_CHECKED)
+@router.put(
+    "/api/visibility",
+    status_code=204,
+    dependencies=ORIGIN_CHECKED,
+    responses=responses("PUT /api/visibility"),
+)
 async def put_visibility(
     body: dict[str, RevealIn], service: TablesDep, hub: HubDep, seat: SeatDep
 ) -> None:
@@ -28,7 +34,12 @@ async def put_visibility(
     await hub.poke(seat.table_id, fresh=True)
 
 
-@router.post("/api/encounters", status_code=201, dependencies=ORIGIN_CHECKED)
+@router.post(
+    "/api/encounters",
+    status_code=201,
+    dependencies=ORIGIN_CHECKED,
+    responses=responses("POST /api/encounters"),
+)
 async def next_encounter(
     body: NextEncounterIn, service: TablesDep, hub: HubDep, seat: SeatDep, request: Request
 ) -> dict[str, dict[str, SeatOut]]:
@@ -47,6 +58,7 @@ async def next_encounter(
     status_code=201,
     openapi_extra=UPLOAD_BODY,
     dependencies=ORIGIN_CHECKED,
+    responses=responses("POST /api/encounters/upload"),
 )
 async def upload_next_encounter(
     request: Request, service: TablesDep, hub: HubDep, seat: SeatDep
@@ -69,7 +81,11 @@ async def upload_next_encounter(
     return {"players": {c: seat_out(request, t) for c, t in tokens.items()}}
 
 
-@router.post("/api/seats/{creature_id}/reissue", dependencies=ORIGIN_CHECKED)
+@router.post(
+    "/api/seats/{creature_id}/reissue",
+    dependencies=ORIGIN_CHECKED,
+    responses=responses("POST /api/seats/{creature_id}/reissue"),
+)
 async def reissue(
     creature_id: str, service: TablesDep, hub: HubDep, seat: SeatDep, request: Request
 ) -> SeatOut:

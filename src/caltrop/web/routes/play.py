@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from caltrop.store.service import Accepted
 from caltrop.web.deps import ORIGIN_CHECKED, HubDep, SeatDep, TablesDep
+from caltrop.web.errors import responses
 from caltrop.web.schemas import CommandIn
 
 router = APIRouter()
@@ -22,13 +23,15 @@ router = APIRouter()
 MAX_SEQ: Final = 2**31 - 1
 
 
-@router.get("/api/view")
+@router.get("/api/view", responses=responses("GET /api/view"))
 async def get_view(service: TablesDep, seat: SeatDep) -> dict[str, Any]:
     found = await run_in_threadpool(service.view, seat)
     return found.as_dict()
 
 
-@router.post("/api/commands", dependencies=ORIGIN_CHECKED)
+@router.post(
+    "/api/commands", dependencies=ORIGIN_CHECKED, responses=responses("POST /api/commands")
+)
 async def post_command(
     body: CommandIn, service: TablesDep, hub: HubDep, seat: SeatDep
 ) -> Mapping[str, Any]:
@@ -49,14 +52,14 @@ def public_answer(accepted: Accepted) -> dict[str, Any]:
     return {k: v for k, v in accepted.answer.items() if k != "seat"}
 
 
-@router.get("/api/events")
+@router.get("/api/events", responses=responses("GET /api/events"))
 async def get_events(
     service: TablesDep, seat: SeatDep, after: Annotated[int, Query(ge=-1, le=MAX_SEQ)] = -1
 ) -> dict[str, list[dict[str, Any]]]:
     return {"events": await run_in_threadpool(service.events_since, seat, after)}
 
 
-@router.get("/api/log", response_class=PlainTextResponse)
+@router.get("/api/log", response_class=PlainTextResponse, responses=responses("GET /api/log"))
 async def get_log(
     service: TablesDep,
     seat: SeatDep,
@@ -68,7 +71,14 @@ async def get_log(
     return "\n".join(lines) + "\n"
 
 
-@router.get("/api/night", response_class=Response)
+@router.get(
+    "/api/night",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}},
+        **responses("GET /api/night"),
+    },
+)
 async def get_night(service: TablesDep, seat: SeatDep) -> Response:
     """Every encounter's log of the night (``1-goblin-ambush.jsonl``, …) in one zip."""
     logs = await run_in_threadpool(service.night, seat)

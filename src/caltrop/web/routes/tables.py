@@ -5,29 +5,38 @@ encounters), ``POST /api/tables/upload`` (uploaded content YAML), ``POST /api/ta
 from __future__ import annotations
 
 import dataclasses
+from typing import Annotated, Final
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from caltrop.content.logfile import MAX_LOG_BYTES
 from caltrop.web.deps import ORIGIN_CHECKED, TablesDep
+from caltrop.web.errors import responses
 from caltrop.web.routes.links import table_out
-from caltrop.web.schemas import LibraryEntryOut, NewTableIn, NewTableOut
+from caltrop.web.schemas import JoinOut, LibraryEntryOut, NewTableIn, NewTableOut
 from caltrop.web.seating import set_seat_cookie
 from caltrop.web.uploads import UPLOAD_BODY, bounded_body, seed_field, uploaded
 
 router = APIRouter()
+#: a seat token's letters (``secrets.token_urlsafe``: 43 of them)
+TOKEN_PATTERN: Final = r"^[A-Za-z0-9_-]{1,100}$"
 
 
-@router.get("/api/library")
+@router.get("/api/library", responses=responses("GET /api/library"))
 async def get_library(service: TablesDep) -> list[LibraryEntryOut]:
     """The encounters ready to open as a table."""
     entries = await run_in_threadpool(service.library)
     return [LibraryEntryOut(**dataclasses.asdict(e)) for e in entries]
 
 
-@router.post("/api/tables", status_code=201, dependencies=ORIGIN_CHECKED)
+@router.post(
+    "/api/tables",
+    status_code=201,
+    dependencies=ORIGIN_CHECKED,
+    responses=responses("POST /api/tables"),
+)
 async def create_table(body: NewTableIn, service: TablesDep, request: Request) -> NewTableOut:
     """A table of one of the library's encounters: the GM's token and link, one per PC."""
     new = await run_in_threadpool(service.create, body.encounter, seed=body.seed)
@@ -35,7 +44,11 @@ async def create_table(body: NewTableIn, service: TablesDep, request: Request) -
 
 
 @router.post(
-    "/api/tables/upload", status_code=201, openapi_extra=UPLOAD_BODY, dependencies=ORIGIN_CHECKED
+    "/api/tables/upload",
+    status_code=201,
+    openapi_extra=UPLOAD_BODY,
+    dependencies=ORIGIN_CHECKED,
+    responses=responses("POST /api/tables/upload"),
 )
 async def upload_table(request: Request, service: TablesDep) -> NewTableOut:
     """A table of an uploaded encounter: multipart ``files`` (its YAML files: one of them
@@ -46,15 +59,31 @@ async def upload_table(request: Request, service: TablesDep) -> NewTableOut:
     return table_out(request, new)
 
 
-@router.post("/api/tables/import", status_code=201, dependencies=ORIGIN_CHECKED)
+@router.post(
+    "/api/tables/import",
+    status_code=201,
+    dependencies=ORIGIN_CHECKED,
+    responses=responses("POST /api/tables/import"),
+)
 async def import_table(request: Request, service: TablesDep) -> NewTableOut:
     """A table that goes on from an exported log: the body is the JSON-lines log."""
     payload = await bounded_body(request, MAX_LOG_BYTES)
     return table_out(request, await run_in_threadpool(service.import_log, payload))
 
 
-@router.get("/join/{token}")
-async def join(token: str, service: TablesDep, request: Request) -> Response:
+@router.get(
+    "/join/{token}",
+    response_model=JoinOut,
+    responses={
+        303: {"description": "a browser (Accept: text/html) goes on to its screen, /table"},
+        **responses("GET /join/{token}"),
+    },
+)
+async def join(
+    token: Annotated[str, Path(pattern=TOKEN_PATTERN, description="a seat link's token")],
+    service: TablesDep,
+    request: Request,
+) -> Response:
     """Bind this browser to the seat: an HttpOnly, SameSite cookie; a browser (one that
     accepts HTML) goes on to its screen (303 to ``/table``), a client gets JSON."""
     found = await run_in_threadpool(service.seat, token)
