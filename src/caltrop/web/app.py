@@ -68,6 +68,8 @@ from caltrop.store.service import (
 from caltrop.web import pages
 from caltrop.web.broadcast import announce_encounter, broadcast, catch_up, viewers
 from caltrop.web.hub import Hub, Subscriber
+from caltrop.web.limits import Limits
+from caltrop.web.ratelimit import TokenBucket
 from caltrop.web.schemas import (
     CommandIn,
     LibraryEntryOut,
@@ -145,6 +147,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             engine.dispose()
 
     app = FastAPI(title="Caltrop table server", lifespan=lifespan)
+    # issue 20 §2: bodies, seats and table openings bounded before any route reads a byte
+    opened = TokenBucket(settings.new_tables_burst, settings.new_tables_per_minute)
+    app.add_middleware(Limits, tables=opened)
     app.include_router(pages.router)  # the browser screens (issue 12)
 
     @app.exception_handler(RefusalError)
