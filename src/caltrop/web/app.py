@@ -81,6 +81,7 @@ from caltrop.web.schemas import (
 )
 from caltrop.web.seating import COOKIE, REVOKED
 from caltrop.web.settings import Settings
+from caltrop.web.text import checked_form
 from caltrop.web.watch import Watcher
 
 #: far past any log's head (a seq or position beyond it is refused, never sent to the database)
@@ -396,7 +397,7 @@ async def _uploaded(request: Request) -> tuple[dict[str, bytes], FormData]:
     body = await _bounded_body(request, MAX_UPLOAD_BYTES + _UPLOAD_SLACK, "an upload")
     request._body = body  # Starlette's cached body: the form parser reads it, not the socket
     try:
-        form = await request.form(max_files=MAX_UPLOAD_FILES, max_fields=20)
+        form = checked_form(await request.form(max_files=MAX_UPLOAD_FILES, max_fields=20))
     except (MultiPartException, HTTPException) as exc:
         raise RefusalError(422, f"not a multipart upload: {_detail(exc)}") from None
     files: dict[str, bytes] = {}
