@@ -6,7 +6,7 @@ The server here runs :class:`caltrop.web.protocol.BoundedHttpProtocol` with shor
 second or two) so that the tests are quick; ``caltrop serve`` runs the same class with the
 documented ones. Every loop is bounded in count and time; the tests assert what the server did
 (closed the connection, answered 408/413/431), never how long it took. The p99 of a real client
-meanwhile is measured by ``benchmarks/slowloris.py``.
+meanwhile is measured by ``benchmarks/limits.py --part slowloris``.
 """
 
 from __future__ import annotations
