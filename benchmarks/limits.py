@@ -39,6 +39,8 @@ from typing import Any
 import httpx
 import websockets
 
+from caltrop.web.memory import TRIM_SECONDS
+
 ROOT = Path(__file__).resolve().parents[1]
 MB = 10**6
 
@@ -192,6 +194,7 @@ async def _tables_and_sockets(served: Served) -> None:
                 "/api/commands", json=body, headers={"Authorization": f"Bearer {token}"}
             )
             answer.raise_for_status()
+    await asyncio.sleep(TRIM_SECONDS + 1)
     played = served.rss()
     print(
         f"2,000 tables opened: RSS {_mb(before['VmRSS'])} -> {_mb(opened['VmRSS'])}; a command "
@@ -217,7 +220,7 @@ async def _tables_and_sockets(served: Served) -> None:
                 await ws.recv()
         if start == 1800:
             held = served.rss()
-    await asyncio.sleep(1)
+    await asyncio.sleep(TRIM_SECONDS + 1)  # the server gives freed memory back (web/memory.py)
     after = served.rss()
     print(
         f"2,000 sockets (200 open at a time), then closed: RSS {_mb(before['VmRSS'])}, with the "

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from caltrop.cli import inputs, sim_commands
+from caltrop.cli import inputs, serve, sim_commands
 from caltrop.content import logfile
 from caltrop.dice.faces import MAX_FACE_DIGITS
 from caltrop.dice.parse import (
@@ -18,10 +18,9 @@ from caltrop.dice.parse import (
     MAX_SPAN,
     MAX_TERMS,
 )
-from caltrop.cli import serve
 from caltrop.sim import overrides
 from caltrop.store import service
-from caltrop.web import limits, protocol, ratelimit, settings
+from caltrop.web import limits, memory, protocol, ratelimit, settings
 
 LIMITS = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text(encoding="utf-8")
 
@@ -65,6 +64,8 @@ LIMITS = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text(
         (settings.NEW_TABLES_PER_MINUTE, "then 6 a minute (`caltrop serve"),
         (ratelimit.MAX_ADDRESSES, "| 10,000 (the least recently seen"),
         (service.MAX_CACHED_ENCOUNTERS, "| 500, the least recently used"),
+        (memory.TRIM_SECONDS, "| given back to the system 3 s after"),
+        (memory.FULL_PASS_SOCKETS, "the full pass once 100 sockets"),
     ],
 )
 def test_each_limit_is_written_as_the_code_has_it(value: float, written: str) -> None:

@@ -9,7 +9,9 @@ Before the app sees a request, :class:`Limits`:
 * refuses opening a table past the client address's share (429 with ``Retry-After``,
   :mod:`caltrop.web.ratelimit`);
 * counts a body without a length (chunked) as the app reads it, and stops it at the route's
-  limit: the app's read fails, and the client gets 413 whatever the app would have answered.
+  limit: the app's read fails, and the client gets 413 whatever the app would have answered;
+* once a request or a socket is over, has the memory it freed given back to the system
+  (:mod:`caltrop.web.memory`).
 
 The limits are one table, :data:`ROUTES` (method and path → bytes; a path segment ``*`` is any
 one segment); every other request gets :data:`DEFAULT_BODY_BYTES`, which is far past any JSON
@@ -26,6 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from caltrop.content.logfile import MAX_LOG_BYTES
 from caltrop.store.service import MAX_UPLOAD_BYTES
+from caltrop.web.memory import Trimmer
 from caltrop.web.ratelimit import TokenBucket
 from caltrop.web.seating import COOKIE
 
@@ -102,16 +105,31 @@ class BodyTooLargeError(Exception):
 
 class Limits:
     """The middleware (see the module docstring); ``tables`` is the per-address bucket of
-    table openings, shared by every route that opens one."""
+    table openings, shared by every route that opens one; ``trimmer`` gives freed memory back
+    once a request or socket is over (one of its own unless given)."""
 
-    def __init__(self, app: ASGIApp, tables: TokenBucket) -> None:
+    def __init__(self, app: ASGIApp, tables: TokenBucket, trimmer: Trimmer | None = None) -> None:
         self.app = app
         self.tables = tables
+        self.trimmer = Trimmer() if trimmer is None else trimmer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
             return
+        if scope["type"] == "http":
+            try:
+                await self._limited(scope, receive, send)
+            finally:
+                self.trimmer.soon()
+            return
+        self.trimmer.opened()  # a socket: its memory comes back once it closes
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.trimmer.closed()
+
+    async def _limited(self, scope: Scope, receive: Receive, send: Send) -> None:
         route = route_of(scope["method"], scope["path"])
         headers = _headers(scope)
         limit = route.body_bytes
