@@ -256,3 +256,89 @@ def test_no_limit_when_both_are_zero() -> None:
     assert bucket.take("b") is None
     with pytest.raises(ValueError, match="0 or more"):
         TokenBucket(-1, 1)
+
+
+# -- every route of the table, one byte over, through the app ----------------------------------
+
+#: routes that never read a body: a chunked one sent to them is left unread, not refused
+READS_NO_BODY = {
+    ("GET", "/api/view"),
+    ("GET", "/api/events"),
+    ("GET", "/api/log"),
+    ("GET", "/api/night"),
+    ("POST", "/api/seats/*/reissue"),
+    ("POST", "/table/seats/*/reissue"),
+}
+
+
+def _seat_headers(client: TestClient, route: Route, gm: str) -> dict[str, str]:
+    """The GM's seat as the route takes it: the cookie for the pages, the bearer token else."""
+    client.cookies.clear()
+    if route.path.startswith("/table/"):
+        client.cookies.set(COOKIE, gm)
+        return {}
+    return bearer(gm) if route.seat else {}
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda r: f"{r.method} {r.path}")
+def test_every_route_refuses_a_declared_length_one_byte_over(
+    open_client: TestClient, route: Route
+) -> None:
+    """Each route's own limit, from the table, through the whole app with a real seat."""
+    gm = new_table(open_client)["gm"]["token"]
+    headers = _seat_headers(open_client, route, gm)
+    over = open_client.request(
+        route.method,
+        _concrete(route.path),
+        content=b"x" * (route.body_bytes + 1),
+        headers=headers,
+    )
+    assert over.status_code == 413, over.text[:200]
+    assert over.json()["detail"] == (
+        f"a {route.method} {route.path} body is at most {route.body_bytes:,} bytes "
+        f"(this one declares {route.body_bytes + 1:,})"
+    )
+
+
+@pytest.mark.parametrize(
+    "route",
+    [r for r in ROUTES if (r.method, r.path) not in READS_NO_BODY],
+    ids=lambda r: f"{r.method} {r.path}",
+)
+def test_every_route_that_reads_a_body_stops_a_chunked_one_a_byte_over(
+    open_client: TestClient, route: Route
+) -> None:
+    gm = new_table(open_client)["gm"]["token"]
+    headers = _seat_headers(open_client, route, gm)
+    if "upload" in route.path:
+        headers["Content-Type"] = "multipart/form-data; boundary=b"
+    elif route.path.startswith("/table") or route.path == "/tables":
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    else:
+        headers["Content-Type"] = "application/json"
+    over = open_client.request(
+        route.method, _concrete(route.path), content=_chunks(route.body_bytes + 1), headers=headers
+    )
+    assert over.status_code == 413, over.text[:200]
+    assert f"is at most {route.body_bytes:,} bytes (this one passed it at" in over.text
+
+
+@pytest.mark.parametrize(
+    "route",
+    [r for r in ROUTES if (r.method, r.path) in READS_NO_BODY],
+    ids=lambda r: f"{r.method} {r.path}",
+)
+def test_a_chunked_body_a_route_never_reads_changes_nothing(
+    open_client: TestClient, route: Route
+) -> None:
+    """The route answers a chunked body past the limit as it answers no body: it never read it
+    (uvicorn, not the app, stops taking it in; see test_slow_clients)."""
+    table = new_table(open_client)
+    gm = table["gm"]["token"]
+    headers = _seat_headers(open_client, route, gm)
+    path = route.path.replace("*", "nobody")  # a reissue of no creature: refused, changes nothing
+    plain = open_client.request(route.method, path, headers=headers)
+    chunked = open_client.request(
+        route.method, path, content=_chunks(route.body_bytes + 1), headers=headers
+    )
+    assert chunked.status_code == plain.status_code != 413
