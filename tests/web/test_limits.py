@@ -30,7 +30,7 @@ from caltrop.web.limits import (
 )
 from caltrop.web.ratelimit import MAX_ADDRESSES, TokenBucket
 from caltrop.web.seating import COOKIE
-from tests.web.test_api import bearer, new_table
+from tests.web.test_api import bearer, new_table, send
 
 UNLIMITED = {"new_tables_burst": 0, "new_tables_per_minute": 0.0}
 
@@ -342,3 +342,66 @@ def test_a_chunked_body_a_route_never_reads_changes_nothing(
         route.method, path, content=_chunks(route.body_bytes + 1), headers=headers
     )
     assert chunked.status_code == plain.status_code != 413
+
+
+# -- a token that is no seat's: refused before its body is read ---------------------------------
+
+#: the JSON API's routes that take a body and a seat
+API_SEAT_BODIES = [r for r in ROUTES if r.seat and r.method != "GET" and r.path.startswith("/api/")]
+
+
+def _through_the_app(client: TestClient, method: str, path: str, token: str) -> list[Any]:
+    """The app's answer to a request whose body may not be read (the read fails the test)."""
+    sent: list[Any] = []
+
+    async def answer(message: Any) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [
+            (b"host", b"testserver"),
+            (b"authorization", f"Bearer {token}".encode()),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(DEFAULT_BODY_BYTES).encode()),
+        ],
+        "client": ("192.0.2.7", 5000),
+        "server": ("testserver", 80),
+    }
+    assert client.portal is not None
+    client.portal.call(client.app, scope, _never_read, answer)
+    return sent
+
+
+@pytest.mark.parametrize("kind", ["unknown", "revoked"])
+@pytest.mark.parametrize("route", API_SEAT_BODIES, ids=lambda r: f"{r.method} {r.path}")
+def test_a_token_that_is_no_seat_is_refused_before_its_body_is_read(
+    open_client: TestClient, route: Route, kind: str
+) -> None:
+    table = new_table(open_client)
+    token = "not-a-seat-token"
+    if kind == "revoked":
+        token = table["players"]["bron"]["token"]
+        assert send(open_client, token, "bron: strike orc-brute").status_code == 200  # known
+        gm = bearer(table["gm"]["token"])
+        assert open_client.post("/api/seats/bron/reissue", headers=gm).status_code == 200
+    sent = _through_the_app(open_client, route.method, _concrete(route.path), token)
+    assert sent[0]["status"] == 401
+    assert sent[1]["body"] == b'{"detail":"unknown or revoked seat token"}'
+
+
+def test_a_real_seat_still_reaches_its_route(open_client: TestClient) -> None:
+    table = new_table(open_client)
+    bron = table["players"]["bron"]["token"]
+    assert send(open_client, bron, "bron: strike orc-brute").json()["accepted"] is True
+    malformed = open_client.post("/api/commands", headers={"Authorization": "Basic x"}, json={})
+    assert malformed.status_code == 401  # the route's own refusal of a header not a bearer
+    assert malformed.json()["detail"] == "Authorization must be 'Bearer TOKEN'"

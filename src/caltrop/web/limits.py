@@ -5,7 +5,9 @@ Before the app sees a request, :class:`Limits`:
 
 * refuses a body whose ``Content-Length`` passes its route's limit (413, nothing read);
 * refuses a request to a route that needs a seat when it carries neither ``Authorization`` nor
-  the seat cookie (401, nothing read: the token is checked before any body it does not need);
+  the seat cookie (401, nothing read: the token is checked before any body it does not need),
+  and a JSON API request with a body whose token is no seat's (401, its body unread: FastAPI
+  reads a JSON body before the route's seat dependency runs);
 * refuses opening a table past the client address's share (429 with ``Retry-After``,
   :mod:`caltrop.web.ratelimit`);
 * counts a body without a length (chunked) as the app reads it, and stops it at the route's
@@ -24,10 +26,11 @@ from dataclasses import dataclass
 from typing import Final
 
 import orjson
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from caltrop.content.logfile import MAX_LOG_BYTES
-from caltrop.store.service import MAX_UPLOAD_BYTES
+from caltrop.store.service import MAX_UPLOAD_BYTES, RefusalError, Tables
 from caltrop.web.memory import Trimmer
 from caltrop.web.ratelimit import TokenBucket
 from caltrop.web.seating import COOKIE
@@ -145,6 +148,11 @@ class Limits:
                 send, 401, "no seat: send 'Authorization: Bearer TOKEN' or open your link"
             )
             return
+        if route.seat and route.method != "GET" and route.path.startswith("/api/"):
+            unknown = await _unknown_seat(scope, headers)
+            if unknown is not None:
+                await _refuse(send, 401, unknown)
+                return
         if route.opens_table:
             client = scope.get("client")
             refused = self.tables.take(client[0] if client else "")
@@ -200,6 +208,37 @@ class Limits:
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:
     return {name: value for name, value in scope["headers"]}
+
+
+async def _unknown_seat(scope: Scope, headers: dict[bytes, bytes]) -> str | None:
+    """Why the request's token is no seat (the service's own refusal), or None when it is one
+    or the route is left to say so (no service yet, a malformed header). The seat found is
+    remembered by the service, so the route's own look-up of it costs no query."""
+    service = getattr(getattr(scope.get("app"), "state", None), "tables", None)
+    if not isinstance(service, Tables):
+        return None
+    scheme, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+    if not scheme:
+        token = _cookie(headers)
+    elif scheme.lower() != "bearer":
+        return None
+    token = token.strip()
+    if not token or service.known_seat(token) is not None:
+        return None
+    try:
+        await run_in_threadpool(service.seat, token)
+    except RefusalError as refused:
+        return refused.reason
+    return None
+
+
+def _cookie(headers: dict[bytes, bytes]) -> str:
+    """The seat cookie's value ('' if none)."""
+    key = COOKIE.encode() + b"="
+    for part in headers.get(b"cookie", b"").split(b";"):
+        if part.strip().startswith(key):
+            return part.strip()[len(key) :].decode("latin-1")
+    return ""
 
 
 def _has_cookie(headers: dict[bytes, bytes]) -> bool:
