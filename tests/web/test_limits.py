@@ -225,6 +225,36 @@ def test_opening_tables_past_the_burst_is_429_with_retry_after(tmp_path: Path) -
         assert other.post("/api/tables", json={}).status_code == 201
 
 
+def test_a_refused_opening_gives_its_share_back(tmp_path: Path) -> None:
+    """Only a table opened counts: a request the route refuses (an unknown encounter, a foreign
+    page's form) opened none, so many of them leave the address its whole burst."""
+    url = f"sqlite:///{tmp_path / 'refused.db'}"
+    app = create_app(Settings(database_url=url, new_tables_burst=2, new_tables_per_minute=1.0))
+    with TestClient(app) as client:
+        for _ in range(5):
+            assert client.post("/api/tables", json={"encounter": "nope"}).status_code == 422
+            foreign = {"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}
+            page = client.post("/tables", data={"encounter": "orc-bridge"}, headers=foreign)
+            assert page.status_code == 403
+        assert [client.post("/api/tables", json={}).status_code for _ in range(3)] == [
+            201,
+            201,
+            429,
+        ]
+
+
+def test_a_share_given_back_never_passes_the_burst() -> None:
+    now = [0.0]
+    bucket = TokenBucket(2, 6.0, clock=lambda: now[0])
+    bucket.give_back("a")  # never took: nothing to give back
+    assert [bucket.take("a") for _ in range(2)] == [None, None]
+    bucket.give_back("a")
+    bucket.give_back("a")
+    bucket.give_back("a")
+    assert [bucket.take("a") is None for _ in range(3)] == [True, True, False]
+    TokenBucket(0, 0).give_back("a")  # no limit: nothing kept
+
+
 def test_a_bucket_refills_at_its_rate() -> None:
     now = [0.0]
     bucket = TokenBucket(3, 6.0, clock=lambda: now[0])  # one every 10 s

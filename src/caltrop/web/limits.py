@@ -9,7 +9,8 @@ Before the app sees a request, :class:`Limits`:
   and a JSON API request with a body whose token is no seat's (401, its body unread: FastAPI
   reads a JSON body before the route's seat dependency runs);
 * refuses opening a table past the client address's share (429 with ``Retry-After``,
-  :mod:`caltrop.web.ratelimit`);
+  :mod:`caltrop.web.ratelimit`); a request the route refuses (a foreign page, an unknown
+  encounter, a body too large) gives its share back, since it opened no table;
 * counts a body without a length (chunked) as the app reads it, and stops it at the route's
   limit: the app's read fails, and the client gets 413 whatever the app would have answered;
 * once a request or a socket is over, has the memory it freed given back to the system
@@ -153,9 +154,11 @@ class Limits:
             if unknown is not None:
                 await _refuse(send, 401, unknown)
                 return
+        address = None
         if route.opens_table:
             client = scope.get("client")
-            refused = self.tables.take(client[0] if client else "")
+            address = client[0] if client else ""
+            refused = self.tables.take(address)
             if refused is not None:
                 await _refuse(
                     send,
@@ -166,14 +169,19 @@ class Limits:
                     retry_after=refused.retry_after,
                 )
                 return
-        await self._counted(scope, receive, send, route)
+        status = await self._counted(scope, receive, send, route)
+        if address is not None and (status is None or status >= 400):
+            self.tables.give_back(address)  # refused (a foreign page, a bad body): no table
 
-    async def _counted(self, scope: Scope, receive: Receive, send: Send, route: Route) -> None:
+    async def _counted(
+        self, scope: Scope, receive: Receive, send: Send, route: Route
+    ) -> int | None:
         """Run the app with its body counted: past the limit its read fails, and whatever it
-        answers then is replaced by the 413."""
+        answers then is replaced by the 413. The status answered (None: none was)."""
         read = 0
         over = False
         started = False
+        status: int | None = None
 
         async def counted_receive() -> Message:
             nonlocal read, over
@@ -188,11 +196,12 @@ class Limits:
             return message
 
         async def guarded_send(message: Message) -> None:
-            nonlocal started
+            nonlocal started, status
             if over:
                 return  # the app's answer to a cut body: the 413 is sent instead
             if message["type"] == "http.response.start":
                 started = True
+                status = int(message["status"])
             await send(message)
 
         try:
@@ -204,6 +213,8 @@ class Limits:
                 raise
         if over and not started:
             await _refuse(send, 413, _too_large(route, f"this one passed it at {read:,}"))
+            return 413
+        return status
 
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:

@@ -68,6 +68,17 @@ class TokenBucket:
             return Refill(retry_after=86_400)  # a burst and no refill: a day is "not soon"
         return Refill(retry_after=max(1, math.ceil((1 - tokens) / self.per_second)))
 
+    def give_back(self, address: str) -> None:
+        """A take of ``address`` that opened no table after all (the route refused it): one
+        table back, never past the burst."""
+        if self.unlimited:
+            return
+        with self._lock:
+            known = self._buckets.get(address)
+            if known is not None:
+                tokens, then = known
+                self._buckets[address] = (min(float(self.burst), tokens + 1), then)
+
     def addresses(self) -> int:
         """How many addresses have a bucket remembered (bounded by :data:`MAX_ADDRESSES`)."""
         return len(self._buckets)
