@@ -253,9 +253,7 @@ def _cookie(headers: dict[bytes, bytes]) -> str:
 
 
 def _has_cookie(headers: dict[bytes, bytes]) -> bool:
-    cookie = headers.get(b"cookie", b"")
-    key = COOKIE.encode() + b"="
-    return any(part.strip().startswith(key) for part in cookie.split(b";"))
+    return _cookie(headers) != ""
 
 
 def _too_large(route: Route, this_one: str) -> str:
