@@ -353,6 +353,7 @@ def _run(
             db,
             "--port",
             str(port),
+            *("--new-tables-burst", "0", "--new-tables-per-minute", "0"),  # 200 tables, one address
         ],
         port,
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from caltrop.cli import inputs, sim_commands
+from caltrop.cli import inputs, serve, sim_commands
 from caltrop.content import logfile
 from caltrop.dice.faces import MAX_FACE_DIGITS
 from caltrop.dice.parse import (
@@ -19,6 +19,8 @@ from caltrop.dice.parse import (
     MAX_TERMS,
 )
 from caltrop.sim import overrides
+from caltrop.store import service
+from caltrop.web import limits, memory, protocol, ratelimit, settings
 
 LIMITS = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text(encoding="utf-8")
 
@@ -49,6 +51,21 @@ LIMITS = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text(
         (sim_commands.DASK_CONNECT_SECONDS, "reachable in 5 s"),
         (overrides.MAX_VALUE, "ASCII digits, ±1,000,000"),
         (overrides.MAX_SWEEP_VALUES, "| 1,000, counted before"),
+        (limits.DEFAULT_BODY_BYTES, "| 16 KiB (16,384 bytes) |"),
+        (limits.UPLOAD_BODY_BYTES, "| 8,454,144 bytes (8 MiB of files, 64 KiB"),
+        (limits.PAGE_UPLOAD_BODY_BYTES, "| 21,037,056 bytes (the log limit and 64 KiB"),
+        (limits.UPLOAD_SLACK_BYTES // 1024, "64 KiB of multipart framing"),
+        (service.MAX_UPLOAD_BYTES // 2**20, "(8 MiB of files"),
+        (protocol.HEADER_SECONDS, "| 10 s | `408`"),
+        (protocol.MAX_HEADER_BYTES, "| 64 KiB (65,536 bytes) | `431`"),
+        (protocol.BODY_SECONDS, "| 60 s | closed (the route"),
+        (serve.KEEP_ALIVE_SECONDS, "| an idle kept-alive connection | 30 s |"),
+        (settings.NEW_TABLES_BURST, "| 20 at once, then 6 a minute"),
+        (settings.NEW_TABLES_PER_MINUTE, "then 6 a minute (`caltrop serve"),
+        (ratelimit.MAX_ADDRESSES, "| 10,000 (the least recently seen"),
+        (service.MAX_CACHED_ENCOUNTERS, "| 500, the least recently used"),
+        (memory.TRIM_SECONDS, "| given back to the system 3 s after"),
+        (memory.FULL_PASS_SOCKETS, "the full pass once 100 sockets"),
     ],
 )
 def test_each_limit_is_written_as_the_code_has_it(value: float, written: str) -> None:
@@ -60,3 +77,8 @@ def test_each_limit_is_written_as_the_code_has_it(value: float, written: str) ->
 def test_the_seed_limits_are_two_to_the_64_minus_one() -> None:
     assert inputs.MAX_SEED == sim_commands.MAX_SEED == 2**64 - 1
     assert LIMITS.count("0 to 2⁶⁴ − 1") == 2
+
+
+def test_the_log_route_takes_the_log_limit() -> None:
+    assert limits.route_of("POST", "/api/tables/import").body_bytes == logfile.MAX_LOG_BYTES
+    assert "`POST /api/tables/import` (an exported log) | the log limit, 20,971,520 bytes" in LIMITS

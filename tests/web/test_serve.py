@@ -31,7 +31,13 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, url: str, tmp_path: Path, encounter: str | None = "orc-bridge") -> None:
+    def __init__(
+        self,
+        url: str,
+        tmp_path: Path,
+        encounter: str | None = "orc-bridge",
+        extra: tuple[str, ...] = (),
+    ) -> None:
         self.port = free_port()
         env = {**os.environ, "PYTHONPATH": SRC, "XDG_DATA_HOME": str(tmp_path / "data")}
         self.process = subprocess.Popen(
@@ -45,6 +51,7 @@ class Server:
                 "--port",
                 str(self.port),
                 *(["--encounter", encounter] if encounter else []),
+                *extra,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -180,3 +187,24 @@ def test_serve_refuses_a_bad_encounter_or_database_in_one_line(tmp_path: Path) -
     assert bad.exit_code == 2
     assert "cannot open the database" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_behind_a_tls_proxy_the_seat_cookie_is_secure_only_from_the_named_proxy(
+    tmp_path: Path,
+) -> None:
+    """Issue 20 §3: "``Secure`` cookies when served over HTTPS (``--forwarded-allow-ips`` /
+    proxy headers documented for running behind a TLS proxy)". A proxy's ``X-Forwarded-Proto:
+    https`` is believed from the address named, and from nobody without the option."""
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    for extra, secure in ((("--forwarded-allow-ips", "127.0.0.1"), True), ((), False)):
+        server = Server(url, tmp_path, extra=extra)
+        try:
+            link = server.lines[1].split(": ", 1)[1].strip()
+            joined = httpx.get(link, headers={"X-Forwarded-Proto": "https"})
+            cookie = joined.headers["set-cookie"]
+            assert cookie.startswith("caltrop_seat=")
+            assert ("secure" in cookie.lower()) is secure, (extra, cookie)
+            plain = httpx.get(link).headers["set-cookie"]
+            assert "secure" not in plain.lower()  # served over http: never Secure
+        finally:
+            server.stop()

@@ -73,6 +73,32 @@ def serve(
             "the disk and survives a power cut too"
         ),
     ] = Sync.normal,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            help="Behind a TLS proxy: the proxy's address(es), comma-separated, whose "
+            "X-Forwarded-Proto / X-Forwarded-For are believed (the seat cookie is then Secure "
+            "over https) [default: none]",
+            show_default=False,
+        ),
+    ] = None,
+    new_tables_burst: Annotated[
+        int | None,
+        typer.Option(
+            help="Tables one client address may open at once, then --new-tables-per-minute "
+            "(both 0: no limit) [default: 20]",
+            min=0,
+            show_default=False,
+        ),
+    ] = None,
+    new_tables_per_minute: Annotated[
+        float | None,
+        typer.Option(
+            help="Tables one client address may open a minute [default: 6]",
+            min=0,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve tables to a GM and players on their own devices (HTTP and WebSockets)."""
     import uvicorn
@@ -82,6 +108,8 @@ def serve(
     from caltrop.store.service import RefusalError, Tables
     from caltrop.web import Settings, create_app
     from caltrop.web.collector import settle_for_serving
+    from caltrop.web.protocol import BoundedHttpProtocol
+    from caltrop.web.settings import NEW_TABLES_BURST, NEW_TABLES_PER_MINUTE
 
     errors = Console(stderr=True)
     shown_host = _lan_address() if host in ("0.0.0.0", "::") else host
@@ -113,8 +141,26 @@ def serve(
     typer.echo(
         "API: 'Authorization: Bearer TOKEN'; POST /api/commands, GET /api/view, WS /ws; /docs"
     )
-    app = create_app(Settings(database_url=url, base_url=base, sqlite_sync=sync.value))
+    app = create_app(
+        Settings(
+            database_url=url,
+            base_url=base,
+            sqlite_sync=sync.value,
+            new_tables_burst=NEW_TABLES_BURST if new_tables_burst is None else new_tables_burst,
+            new_tables_per_minute=(
+                NEW_TABLES_PER_MINUTE if new_tables_per_minute is None else new_tables_per_minute
+            ),
+        )
+    )
     settle_for_serving()  # short collector pauses (issue 11's p99)
     uvicorn.run(
-        app, host=host, port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_SECONDS
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        http=BoundedHttpProtocol,  # header and body deadlines, bounded headers (issue 20 §2)
+        # believed only from the named proxy: a client cannot claim https by a header of its own
+        proxy_headers=forwarded_allow_ips is not None,
+        forwarded_allow_ips=forwarded_allow_ips or "",
     )

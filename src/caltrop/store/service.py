@@ -45,6 +45,7 @@ from caltrop.core.model import EncounterDef, Side
 from caltrop.economy.outcome import outcome_json
 from caltrop.encounter import Encounter
 from caltrop.errors import CaltropError
+from caltrop.store.lru import LRU
 from caltrop.store.repository import (
     LibraryEntry,
     Located,
@@ -62,6 +63,9 @@ from caltrop.table.rights import refusal
 #: another process takes effect within this time; one made here, at once)
 SEAT_SECONDS: Final = 2.0
 MAX_KNOWN_SEATS: Final = 10_000
+#: encounters whose state is kept in memory at once; the least recently used past it is
+#: forgotten and rebuilt from its log when next used (:mod:`caltrop.store.lru`, issue 20 §2)
+MAX_CACHED_ENCOUNTERS: Final = 500
 #: the longest command id a client may choose
 MAX_COMMAND_ID: Final = 100
 #: an upload of content: at most this many files, of at most MAX_FILE_BYTES each, this many
@@ -158,9 +162,9 @@ class Tables:
     """Tables over a :class:`Repository`, with each encounter's state kept in memory at its
     log's head (rebuilt by replay whenever the log moved on without this process)."""
 
-    def __init__(self, repository: Repository) -> None:
+    def __init__(self, repository: Repository, *, cached: int = MAX_CACHED_ENCOUNTERS) -> None:
         self.repository = repository
-        self._cache: dict[int, _Cached] = {}
+        self._cache: LRU[int, _Cached] = LRU(cached)  # issue 20 §2: at most ``cached``
         self._cache_lock = threading.Lock()
         self._library_ready = False
         #: per encounter: what players see of its NPCs, as last read or set here

@@ -28,6 +28,8 @@ from caltrop.store.service import RefusalError, Tables
 from caltrop.web import pages
 from caltrop.web.errors import document_errors, refusal_body, validation_detail
 from caltrop.web.headers import SecurityHeaders
+from caltrop.web.limits import Limits
+from caltrop.web.ratelimit import TokenBucket
 from caltrop.web.routes import gm, play, socket, tables
 from caltrop.web.settings import Settings
 from caltrop.web.stream import Hub
@@ -63,6 +65,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     document_errors(app)
     app.add_middleware(SecurityHeaders)
+    # issue 20 §2: bodies, seats and table openings bounded before any route reads a byte
+    opened = TokenBucket(settings.new_tables_burst, settings.new_tables_per_minute)
+    app.add_middleware(Limits, tables=opened)
     for router in (tables.router, play.router, gm.router, socket.router, pages.router):
         app.include_router(router)
 

@@ -47,6 +47,7 @@ MEANING: Final[Mapping[int, str]] = {
     "command_id another seat used, or a creature that does not play in the encounter now",
     413: "the body is larger than the route takes",
     422: "a field is wrong (the field and why), or the game's rules refuse it (the rule's words)",
+    429: "too many tables opened from this address (Retry-After says when to try again)",
 }
 
 #: the seat's token routes (the table may be gone: 404)
@@ -59,9 +60,9 @@ _JSON: Final = (400, 422)
 #: the refusal statuses each operation of the API can answer ("METHOD /path")
 ANSWERS: Final[Mapping[str, Sequence[int]]] = {
     "GET /api/library": (),
-    "POST /api/tables": (*_ORIGIN, *_JSON, 413, 422),
-    "POST /api/tables/upload": (*_ORIGIN, 413, 422),
-    "POST /api/tables/import": (*_ORIGIN, 413, 422),
+    "POST /api/tables": (*_ORIGIN, *_JSON, 413, 422, 429),
+    "POST /api/tables/upload": (*_ORIGIN, 413, 422, 429),
+    "POST /api/tables/import": (*_ORIGIN, 413, 422, 429),
     "GET /join/{token}": (401, 422),
     "GET /api/view": (*_SEAT, 409),
     "POST /api/commands": (*_SEAT, *_ORIGIN, *_JSON, 409, 413, 422),

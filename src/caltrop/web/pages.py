@@ -41,6 +41,7 @@ from caltrop.web.routes.gm import close_revoked_here
 from caltrop.web.routes.socket import open_seat, serve_socket
 from caltrop.web.screen import qr_svg, render, screen_context, screen_fragments
 from caltrop.web.subscriber import Outgoing
+from caltrop.web.text import checked_form
 
 router = APIRouter(include_in_schema=False)
 #: the largest upload the home page reads: a log, or an encounter's content files
@@ -141,7 +142,7 @@ async def home(request: Request) -> HTMLResponse:
 
 @router.post("/tables", dependencies=ORIGIN_CHECKED)
 async def open_table(request: Request) -> Response:
-    form = await request.form()
+    form = checked_form(await request.form())  # no NUL (issue 20)
     name = str(form.get("encounter") or "")
     service = _service(request)
     try:
@@ -157,7 +158,7 @@ async def upload_table(request: Request) -> Response:
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES + 64 * 1024:
         return _message(request, "Upload refused", "the upload is too large", 413)
-    form = await request.form()
+    form = checked_form(await request.form())  # no NUL (issue 20)
     files: dict[str, bytes] = {}
     for item in form.getlist("files"):
         if isinstance(item, UploadFile) and item.filename:
@@ -211,7 +212,7 @@ async def command(request: Request) -> HTMLResponse:
     or the refusal's reason with its status (403 a right, 422 the rules)."""
     try:
         seat = await _page_seat(request)
-        form = await request.form()
+        form = checked_form(await request.form())  # no NUL (issue 20)
         fields = {k: [str(v) for v in form.getlist(k)] for k in form}
         text = command_text(fields)
         command_id = (fields.get("command_id") or [""])[0]
@@ -230,7 +231,7 @@ async def command(request: Request) -> HTMLResponse:
 async def visibility(request: Request) -> HTMLResponse:
     try:
         seat = await _page_seat(request)
-        form = await request.form()
+        form = checked_form(await request.form())  # no NUL (issue 20)
         shown = {
             "health": str(form.get("health") or "label"),
             "aspects": form.get("aspects") is not None,
@@ -267,7 +268,7 @@ async def reissue(request: Request, creature_id: str) -> HTMLResponse:
 async def next_encounter(request: Request) -> HTMLResponse:
     try:
         seat = await _page_seat(request)
-        form = await request.form()
+        form = checked_form(await request.form())  # no NUL (issue 20)
         name = str(form.get("encounter") or "")
         reset = [str(r) for r in form.getlist("reset")]
         service = _service(request)

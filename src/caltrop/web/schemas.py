@@ -9,11 +9,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from caltrop.web.text import StoredText
+
 
 class NewTableIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    encounter: str = Field(
+    encounter: StoredText = Field(
         default="goblin-ambush", max_length=100, description="an encounter of GET /api/library"
     )
     seed: int | None = Field(default=None, ge=0, lt=2**63, description="the dice's seed")
@@ -22,7 +24,7 @@ class NewTableIn(BaseModel):
 class NextEncounterIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    encounter: str = Field(max_length=100, description="an encounter of GET /api/library")
+    encounter: StoredText = Field(max_length=100, description="an encounter of GET /api/library")
     reset: list[Literal["health", "stamina", "exhaustion"]] = Field(
         default_factory=list, description="what the PCs do not carry over"
     )
@@ -50,8 +52,8 @@ class NewTableOut(BaseModel):
 class CommandIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    command: str = Field(max_length=2000, description="the engine's notation: 'aria: help'")
-    command_id: str = Field(min_length=1, max_length=100, description="chosen by the client")
+    command: StoredText = Field(max_length=2000, description="the engine's notation: 'aria: help'")
+    command_id: StoredText = Field(min_length=1, max_length=100, description="chosen by the client")
     expected_seq: int | None = Field(default=None, ge=0)
 
 

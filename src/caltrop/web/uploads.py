@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException
 
 from caltrop.store.service import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, RefusalError
+from caltrop.web.text import checked_form
 
 #: multipart framing beyond the files' own bytes that an upload may carry
 UPLOAD_SLACK: Final = 64 * 1024
@@ -60,7 +61,7 @@ async def uploaded(request: Request) -> tuple[dict[str, bytes], FormData]:
     body = await bounded_body(request, MAX_UPLOAD_BYTES + UPLOAD_SLACK, "an upload")
     request._body = body  # Starlette's cached body: the form parser reads it, not the socket
     try:
-        form = await request.form(max_files=MAX_UPLOAD_FILES, max_fields=20)
+        form = checked_form(await request.form(max_files=MAX_UPLOAD_FILES, max_fields=20))
     except (MultiPartException, HTTPException) as exc:
         raise RefusalError(422, f"not a multipart upload: {_detail(exc)}") from None
     files: dict[str, bytes] = {}
