@@ -30,7 +30,7 @@ from caltrop.core.commands import (
     SetStat,
 )
 from caltrop.core.model import PRONE, CreatureDef, Initiative
-from caltrop.economy.base import Actions, Table
+from caltrop.economy.base import Actions, Engine
 from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.errors import IllegalActionError, InvalidActionError
@@ -39,7 +39,7 @@ from caltrop.errors import IllegalActionError, InvalidActionError
 MAX_CREATURES: Final = 200
 
 
-class Machine(Table, Protocol):
+class Machine(Engine, Protocol):
     """The machine's state and primitives the GM's commands use (the encounter engine)."""
 
     module: Actions

@@ -79,9 +79,9 @@ from caltrop.core.model import CreatureDef, EncounterDef, OffTurn, Weapon, Weapo
 from caltrop.dice.ast import Expr
 from caltrop.dice.defence import defence_total
 from caltrop.dice.distribution import dice, distribution
-from caltrop.economy.action_points import PointsState, points, stat
 from caltrop.economy.base import Resources
-from caltrop.economy.points_actions import ADJACENT, UNARMED, PointsRules, melee_parts
+from caltrop.economy.points.actions import ADJACENT, UNARMED, PointsRules, melee_parts
+from caltrop.economy.points.state import PointsState, points, stat
 from caltrop.encounter import Encounter
 from caltrop.sim.knobs import PointsKnobs, TacticsHost
 

@@ -52,18 +52,11 @@ from caltrop.core.model import (
 )
 from caltrop.core.pool import Advantage, net_advantage
 from caltrop.dice.ast import Const, Dice, Div, Expr, Group, Term
-from caltrop.economy.action_points import (
-    Payment,
-    PointsState,
-    Unit,
-    payment,
-    points,
-    spend,
-    stat,
-)
-from caltrop.economy.base import Table
+from caltrop.economy.base import Engine
 from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll, RollKind
+from caltrop.economy.points.economy import Payment, payment, spend
+from caltrop.economy.points.state import PointsState, Unit, points, stat
 from caltrop.errors import IllegalActionError, InvalidActionError
 
 #: R34 option: "Adjacent" means within 1.5 m.
@@ -97,7 +90,7 @@ def _m(x: float) -> str:
     return f"{x:g} m"
 
 
-def check_place(enc: Table, i: int, to: tuple[float, float], verb: str) -> None:
+def check_place(enc: Engine, i: int, to: tuple[float, float], verb: str) -> None:
     """R34: a creature ends a move, a leap or a GM placement at finite coordinates within
     ±10,000 m, and never within ``min_spacing`` of another standing creature (those it holds or
     is held by move with it and do not count)."""
@@ -151,11 +144,11 @@ class PointsPlan:
         self.pay = pay
         self.extra = extra
 
-    def execute(self, enc: Table) -> Outcome | None:
+    def execute(self, enc: Engine) -> Outcome | None:
         return PointsRules.execute(enc, self)
 
 
-def _state(enc: Table, i: int) -> PointsState:
+def _state(enc: Engine, i: int) -> PointsState:
     return points(enc.resources[i])
 
 
@@ -165,7 +158,7 @@ class PointsRules:
     # -- validation -----------------------------------------------------------------------------
 
     @staticmethod
-    def plan(enc: Table, command: Act) -> PointsPlan:
+    def plan(enc: Engine, command: Act) -> PointsPlan:
         i = enc.standing(command.actor)
         creature = enc.creatures[i]
         verb = command.action
@@ -215,7 +208,7 @@ class PointsRules:
         return plan
 
     @staticmethod
-    def _pay(enc: Table, i: int, command: Act, price: Price, on_turn: bool, what: str) -> Payment:
+    def _pay(enc: Engine, i: int, command: Act, price: Price, on_turn: bool, what: str) -> Payment:
         state = _state(enc, i)
         if "careful" in command.flags:
             price = Price(price.points * 2, price.unit, price.stamina)  # R41
@@ -235,7 +228,7 @@ class PointsRules:
         return pay
 
     @staticmethod
-    def _target(enc: Table, command: Act, verb: str) -> int:
+    def _target(enc: Engine, command: Act, verb: str) -> int:
         if len(command.targets) != 1:
             raise InvalidActionError(f"{verb} needs one target: '{command.actor}: {verb} TARGET'")
         return enc.standing(command.targets[0])
@@ -254,7 +247,7 @@ class PointsRules:
             raise InvalidActionError(f"{verb} takes no DC")
 
     @staticmethod
-    def _doubled(enc: Table, i: int, against: int | None) -> int:
+    def _doubled(enc: Engine, i: int, against: int | None) -> int:
         """R42/R43: Attack, Block and Dodge cost double when grappled (against anyone but the
         grappler) and when targeted against the creature scaling this one."""
         state = _state(enc, i)
@@ -268,7 +261,7 @@ class PointsRules:
 
     @staticmethod
     def _destination(
-        enc: Table, i: int, command: Act, verb: str
+        enc: Engine, i: int, command: Act, verb: str
     ) -> tuple[PointsState, CreatureDef, float]:
         """A move's or a leap's checked destination: the mover's position state, the mover,
         and the straight-line distance in metres to ``to X,Y`` (R34)."""
@@ -281,7 +274,7 @@ class PointsRules:
         return state, enc.creatures[i], d
 
     @staticmethod
-    def _plan_move(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_move(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         if command.toward:
             command = PointsRules._toward(enc, i, command, on_turn)
         state, creature, d = PointsRules._destination(enc, i, command, "move")
@@ -297,7 +290,7 @@ class PointsRules:
         return PointsPlan("move", i, command, Price(steps), pay, distance=d, to=command.to)
 
     @staticmethod
-    def _toward(enc: Table, i: int, command: Act, on_turn: bool) -> Act:
+    def _toward(enc: Engine, i: int, command: Act, on_turn: bool) -> Act:
         """R35 partial moves: ``move toward ID [N m]`` goes straight at a creature and stops
         when adjacent (R34); ``move N m toward X,Y`` at most N m toward a point. Either goes as
         far as the AP (or, off turn, the RP, R32) the mover can pay allow. The planned move is
@@ -346,7 +339,7 @@ class PointsRules:
         return Act(command.actor, "move", to=to, flags=command.flags, advantages=command.advantages)
 
     @staticmethod
-    def travel_speed(enc: Table, i: int) -> float:
+    def travel_speed(enc: Engine, i: int) -> float:
         """R35 with R42: grappled creatures have speed 0; a grappler's speed is halved."""
         state = _state(enc, i)
         if state.grappled_by is not None:
@@ -358,7 +351,7 @@ class PointsRules:
         return speed
 
     @staticmethod
-    def _plan_leap(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_leap(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         state, creature, d = PointsRules._destination(enc, i, command, "leap")
         run_up = state.moved >= 2
         name = "Strength" if run_up else "Power"
@@ -375,7 +368,7 @@ class PointsRules:
         return PointsPlan("leap", i, command, price, pay, distance=d)
 
     @staticmethod
-    def _plan_hold(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_hold(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "hold")
         pay = PointsRules._pay(
             enc, i, command, Price(2), on_turn, "hold action (2 AP → 1 floating RP, R33)"
@@ -383,14 +376,14 @@ class PointsRules:
         return PointsPlan("hold", i, command, Price(2), pay)
 
     @staticmethod
-    def _plan_aim(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_aim(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "aim", targets=True)
         target = PointsRules._target(enc, command, "aim")
         pay = PointsRules._pay(enc, i, command, Price(1), on_turn, "aim (1 AP, R39)")
         return PointsPlan("aim", i, command, Price(1), pay, target=target)
 
     @staticmethod
-    def _equipped(enc: Table, i: int, names: tuple[str, ...], kind: WeaponKind) -> list[Weapon]:
+    def _equipped(enc: Engine, i: int, names: tuple[str, ...], kind: WeaponKind) -> list[Weapon]:
         creature = enc.creatures[i]
         state = _state(enc, i)
         if not names:
@@ -427,7 +420,7 @@ class PointsRules:
         return out
 
     @staticmethod
-    def _plan_attack(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_attack(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "attack", targets=True)
         target = PointsRules._target(enc, command, "attack")
         creature = enc.creatures[i]
@@ -449,7 +442,7 @@ class PointsRules:
         return PointsPlan("attack", i, command, price, pay, target=target, weapons=tuple(weapons))
 
     @staticmethod
-    def _plan_shoot(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_shoot(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "shoot", targets=True)
         target = PointsRules._target(enc, command, "shoot")
         creature = enc.creatures[i]
@@ -472,16 +465,16 @@ class PointsRules:
         return PointsPlan("shoot", i, command, price, pay, target=target, weapons=(weapon,), dc=d)
 
     @staticmethod
-    def _plan_equip(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_equip(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         return PointsRules._plan_equip_or_stow(enc, i, command, on_turn, equip=True)
 
     @staticmethod
-    def _plan_stow(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_stow(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         return PointsRules._plan_equip_or_stow(enc, i, command, on_turn, equip=False)
 
     @staticmethod
     def _plan_equip_or_stow(
-        enc: Table, i: int, command: Act, on_turn: bool, *, equip: bool
+        enc: Engine, i: int, command: Act, on_turn: bool, *, equip: bool
     ) -> PointsPlan:
         verb = "equip" if equip else "stow"
         if len(command.targets) != 1 or command.to is not None or command.weapons:
@@ -502,7 +495,7 @@ class PointsRules:
         return PointsPlan(verb, i, command, Price(ap), pay, weapon=weapon.name)
 
     @staticmethod
-    def _plan_stand(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_stand(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "stand")
         if not _state(enc, i).prone:
             raise IllegalActionError(f"{enc.creatures[i].name} is not prone (R44)")
@@ -510,7 +503,7 @@ class PointsRules:
         return PointsPlan("stand", i, command, Price(1), pay)
 
     @staticmethod
-    def _plan_breath(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_breath(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "breath")
         creature = enc.creatures[i]
         if _state(enc, i).stamina >= creature.stats.get("stamina", 0):
@@ -519,7 +512,7 @@ class PointsRules:
         return PointsPlan("breath", i, command, Price(1), pay)
 
     @staticmethod
-    def _plan_martial(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_martial(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "martial")
         if command.dc is None:
             raise InvalidActionError("a Martial Check needs the GM's DC: 'aria: martial dc 12'")
@@ -527,7 +520,7 @@ class PointsRules:
         return PointsPlan("martial", i, command, Price(3), pay)
 
     @staticmethod
-    def _plan_grapple(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_grapple(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "grapple", targets=True)
         target = PointsRules._target(enc, command, "grapple")
         if target == i:
@@ -545,7 +538,7 @@ class PointsRules:
         return PointsPlan("grapple", i, command, price, pay, target=target)
 
     @staticmethod
-    def _plan_scale(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_scale(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "scale", targets=True)
         price = Price(3, stamina=4)
         what = "scale (3 AP and 4 Stamina, R43)"
@@ -570,7 +563,7 @@ class PointsRules:
         return PointsPlan("scale", i, command, price, pay, target=target)
 
     @staticmethod
-    def _plan_escape(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_escape(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "escape")
         holder = _state(enc, i).grappled_by
         if holder is None:
@@ -582,7 +575,7 @@ class PointsRules:
         return PointsPlan("escape", i, command, price, pay, target=enc.index(holder))
 
     @staticmethod
-    def _plan_shake(enc: Table, i: int, command: Act, on_turn: bool) -> PointsPlan:
+    def _plan_shake(enc: Engine, i: int, command: Act, on_turn: bool) -> PointsPlan:
         PointsRules._no_extras(command, "shake")
         me = enc.creatures[i].id
         scalers = [
@@ -598,7 +591,7 @@ class PointsRules:
 
     @staticmethod
     def _plan_reaction(
-        enc: Table, i: int, verb: str, command: Act, top: PendingRoll | None
+        enc: Engine, i: int, verb: str, command: Act, top: PendingRoll | None
     ) -> PointsPlan:
         PointsRules._no_extras(command, verb)
         creature = enc.creatures[i]
@@ -667,7 +660,7 @@ class PointsRules:
     # -- legal actions --------------------------------------------------------------------------
 
     @staticmethod
-    def legal(enc: Table, i: int) -> Iterator[Command]:
+    def legal(enc: Engine, i: int) -> Iterator[Command]:
         """A useful finite list of legal commands: positions are continuous, so moves toward each
         enemy (to adjacency, or as far as the AP allow) stand for every move. Off its turn and
         outside a window, what R32 ``off_turn_actions: any`` lets it pay for with its RP."""
@@ -719,7 +712,7 @@ class PointsRules:
                 yield command
 
     @staticmethod
-    def reactors(enc: Table, top: PendingRoll) -> Iterator[int]:
+    def reactors(enc: Engine, top: PendingRoll) -> Iterator[int]:
         """Who may still react to ``top``: the defender first, then its adjacent allies."""
         if top.kind is not RollKind.STAGE:
             return
@@ -730,7 +723,7 @@ class PointsRules:
             yield int(top.context["opposer"])
 
     @staticmethod
-    def has_reaction(enc: Table, i: int, top: PendingRoll) -> bool:
+    def has_reaction(enc: Engine, i: int, top: PendingRoll) -> bool:
         return any(isinstance(c, Act) for c in PointsRules.legal(enc, i))
 
     # -- execution ------------------------------------------------------------------------------
@@ -742,7 +735,7 @@ class PointsRules:
         state.unseen = 0.0
 
     @staticmethod
-    def execute(enc: Table, plan: PointsPlan) -> Outcome | None:
+    def execute(enc: Engine, plan: PointsPlan) -> Outcome | None:
         i = plan.actor
         state = _state(enc, i)
         spend(state, plan.pay)
@@ -760,7 +753,7 @@ class PointsRules:
         return outcome
 
     @staticmethod
-    def _do_move(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_move(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         # R36 "traveled at least 2 meters right before the leap": consecutive moves add up (the
         # run-up is reset by any other action and at every turn start).
         state = _state(enc, plan.actor)
@@ -769,11 +762,11 @@ class PointsRules:
         state.moved = run_up + float(plan.extra["distance"])
 
     @staticmethod
-    def _do_leap(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_leap(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._relocate(enc, plan.actor, plan.command.to)
 
     @staticmethod
-    def _relocate(enc: Table, i: int, to: tuple[float, float] | None) -> None:
+    def _relocate(enc: Engine, i: int, to: tuple[float, float] | None) -> None:
         """Move ``i`` (and whoever it grapples or carries, R42, R43)."""
         assert to is not None
         state = _state(enc, i)
@@ -790,7 +783,7 @@ class PointsRules:
         PointsRules._place(enc, moved, to[0] - state.x, to[1] - state.y)
 
     @staticmethod
-    def _place(enc: Table, moved: list[int], dx: float, dy: float) -> None:
+    def _place(enc: Engine, moved: list[int], dx: float, dy: float) -> None:
         """Shift ``moved`` by (dx, dy): positions changed, so cover against or by them ends
         (R40); an aimer without line of sight to a creature that moved adds the distance to
         what its target has moved unseen since the first Aim, and at 1 m loses its aim (R39)."""
@@ -810,11 +803,11 @@ class PointsRules:
                     PointsRules._lose_aim(s)
 
     @staticmethod
-    def _do_hold(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_hold(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         _state(enc, plan.actor).floating += 1
 
     @staticmethod
-    def _do_aim(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_aim(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         target = enc.creatures[plan.extra["target"]].id
         if state.aim_target != target:
@@ -823,26 +816,26 @@ class PointsRules:
         state.aim_target = target
 
     @staticmethod
-    def _do_equip(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_equip(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.equipped = (*state.equipped, plan.extra["weapon"])
 
     @staticmethod
-    def _do_stow(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_stow(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.equipped = tuple(w for w in state.equipped if w != plan.extra["weapon"])
 
     @staticmethod
-    def _do_stand(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_stand(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         _state(enc, plan.actor).prone = False
 
     @staticmethod
-    def _do_breath(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_breath(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         state.stamina = min(state.stamina + 1, enc.creatures[plan.actor].stats.get("stamina", 0))
 
     @staticmethod
-    def _push(enc: Table, roller: int, stage: str, **context: Any) -> None:
+    def _push(enc: Engine, roller: int, stage: str, **context: Any) -> None:
         enc.pending.append(
             PendingRoll(
                 RollKind.STAGE,
@@ -854,7 +847,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_martial(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_martial(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._push(
             enc,
             plan.actor,
@@ -866,7 +859,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_attack(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_attack(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         weapons: tuple[Weapon, ...] = plan.extra["weapons"]
         PointsRules._push(
             enc,
@@ -891,7 +884,7 @@ class PointsRules:
         return {} if "stealth" in command.flags else {"reveals": True}
 
     @staticmethod
-    def _do_shoot(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_shoot(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         state = _state(enc, plan.actor)
         (weapon,) = plan.extra["weapons"]
         dc = int(plan.extra["dc"])
@@ -915,7 +908,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_grapple(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_grapple(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         target = int(plan.extra["target"])
         them = enc.creatures[target]
         # R42: opposed by the target's Strength or Agility, the target's choice: the higher.
@@ -938,7 +931,7 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_scale(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> Outcome | None:
+    def _do_scale(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> Outcome | None:
         target = plan.extra["target"]
         if target is None:
             return None  # R43: an obstacle, no check
@@ -959,15 +952,15 @@ class PointsRules:
         return None
 
     @staticmethod
-    def _do_escape(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_escape(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._push_escape(enc, plan, "escape")
 
     @staticmethod
-    def _do_shake(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_shake(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         PointsRules._push_escape(enc, plan, "shake")
 
     @staticmethod
-    def _push_escape(enc: Table, plan: PointsPlan, verb: str) -> None:
+    def _push_escape(enc: Engine, plan: PointsPlan, verb: str) -> None:
         me = enc.creatures[plan.actor]
         stat_a = (
             "Strength"
@@ -989,22 +982,22 @@ class PointsRules:
         )
 
     @staticmethod
-    def _do_oppose(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_oppose(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["opposed"] = True
 
     @staticmethod
-    def _do_block(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_block(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["mode"] = "block"
 
     @staticmethod
-    def _do_dodge(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_dodge(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["mode"] = "dodge"
 
     @staticmethod
-    def _do_cover(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_cover(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["cover"] = True
         state = _state(enc, plan.actor)
@@ -1013,12 +1006,12 @@ class PointsRules:
             state.cover_from = (*state.cover_from, source)
 
     @staticmethod
-    def _do_assist(enc: Table, plan: PointsPlan, top: PendingRoll | None) -> None:
+    def _do_assist(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
         assert top is not None
         top.context["assists"] = int(top.context.get("assists", 0)) + 1
 
     @staticmethod
-    def _queue_stealth(enc: Table, i: int, command: Act) -> None:
+    def _queue_stealth(enc: Engine, i: int, command: Act) -> None:
         """R41: one Poise check per observer (each enemy aware of the field), pushed so that they
         resolve before the action's own rolls."""
         me = enc.creatures[i]
@@ -1055,7 +1048,7 @@ class PointsRules:
     # -- rolling --------------------------------------------------------------------------------
 
     @staticmethod
-    def expression(enc: Table, p: PendingRoll) -> Expr:
+    def expression(enc: Engine, p: PendingRoll) -> Expr:
         ctx = p.context
         if p.stage == "damage":
             from caltrop.dice.parse import parse
@@ -1084,7 +1077,7 @@ class PointsRules:
 
     @staticmethod
     def resolve(
-        enc: Table, p: PendingRoll, expr: Expr, faces: tuple[int, ...], total: int
+        enc: Engine, p: PendingRoll, expr: Expr, faces: tuple[int, ...], total: int
     ) -> Outcome:
         ctx = p.context
         roller = enc.creatures[p.roller]
@@ -1183,7 +1176,7 @@ class PointsRules:
         raise AssertionError(p.stage)  # pragma: no cover
 
     @staticmethod
-    def _set_unaware(enc: Table, observer: int, of: str, unaware: bool) -> None:
+    def _set_unaware(enc: Engine, observer: int, of: str, unaware: bool) -> None:
         s = _state(enc, observer)
         if unaware and of not in s.unaware_of:
             s.unaware_of = (*s.unaware_of, of)
@@ -1191,7 +1184,7 @@ class PointsRules:
             s.unaware_of = tuple(x for x in s.unaware_of if x != of)
 
     @staticmethod
-    def _contest_result(enc: Table, ctx: dict[str, Any], success: bool) -> None:
+    def _contest_result(enc: Engine, ctx: dict[str, Any], success: bool) -> None:
         verb = ctx["verb"]
         a, b = int(ctx["initiator"]), int(ctx["opposer"])
         if verb == "stealth":
@@ -1212,7 +1205,7 @@ class PointsRules:
 
     @staticmethod
     def _apply_damage(
-        enc: Table,
+        enc: Engine,
         target: int,
         amount: int,
         _unused: object,
@@ -1232,7 +1225,7 @@ class PointsRules:
         return Outcome(**base, target=creature.id, damage=dealt, downed=downed, note=note)
 
     @staticmethod
-    def _release(enc: Table, i: int) -> None:
+    def _release(enc: Engine, i: int) -> None:
         """A creature that goes down holds nobody and is held by nobody: grapples (R42) and
         scaling (R43) by it or of it end (a down grappler cannot oppose, let alone hold)."""
         cid = enc.creatures[i].id
@@ -1247,7 +1240,7 @@ class PointsRules:
                 s.scaling = None
 
 
-def carried_weight(enc: Table, i: int) -> int:
+def carried_weight(enc: Engine, i: int) -> int:
     """R43: "The scaling creature's weight is applied to target" — the weight of every
     standing creature scaling ``i`` (the rules text gives it no further effect yet)."""
     me = enc.creatures[i].id
@@ -1308,30 +1301,30 @@ class PointsActions:
 
     __slots__ = ()
 
-    def plan(self, enc: Table, command: Act) -> PointsPlan:
+    def plan(self, enc: Engine, command: Act) -> PointsPlan:
         return PointsRules.plan(enc, command)
 
-    def legal(self, enc: Table, i: int) -> Iterator[Command]:
+    def legal(self, enc: Engine, i: int) -> Iterator[Command]:
         yield from PointsRules.legal(enc, i)
         cid = enc.creatures[i].id
         if not enc.pending and enc.turn_owner == cid:
             yield EndTurn(cid)
 
-    def reactors(self, enc: Table, top: PendingRoll) -> Iterator[int]:
+    def reactors(self, enc: Engine, top: PendingRoll) -> Iterator[int]:
         return PointsRules.reactors(enc, top)
 
-    def next_reactor(self, enc: Table, top: PendingRoll) -> int | None:
+    def next_reactor(self, enc: Engine, top: PendingRoll) -> int | None:
         for i in PointsRules.reactors(enc, top):
             if i not in top.passed and not enc.down[i] and PointsRules.has_reaction(enc, i, top):
                 return i
         return None
 
-    def expression(self, enc: Table, p: PendingRoll) -> tuple[Expr, str]:
+    def expression(self, enc: Engine, p: PendingRoll) -> tuple[Expr, str]:
         expr = PointsRules.expression(enc, p)
         return expr, str(expr)
 
     def resolve(
-        self, enc: Table, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
+        self, enc: Engine, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
     ) -> Outcome:
         return PointsRules.resolve(enc, p, expr, faces, total)
 
@@ -1339,10 +1332,10 @@ class PointsActions:
 
     stats: tuple[str, ...] = ("ap", "rp", "stamina")
 
-    def on_down(self, enc: Table, i: int) -> None:
+    def on_down(self, enc: Engine, i: int) -> None:
         PointsRules._release(enc, i)
 
-    def check_stat(self, enc: Table, i: int, stat: str, value: int) -> None:
+    def check_stat(self, enc: Engine, i: int, stat: str, value: int) -> None:
         """R48: AP and RP 0…99; Stamina 0…its maximum (R37: never below 0)."""
         if stat not in self.stats:
             raise IllegalActionError(
@@ -1355,14 +1348,14 @@ class PointsActions:
                 f"{stat} of {enc.creatures[i].name} must be from 0 to {high}, not {value} (R48)"
             )
 
-    def set_stat(self, enc: Table, i: int, stat: str, value: int) -> CreatureDef | None:
+    def set_stat(self, enc: Engine, i: int, stat: str, value: int) -> CreatureDef | None:
         setattr(_state(enc, i), stat, value)
         return None
 
     def owns_fact(self, name: str) -> bool:
         return name in ("prone", "aware", "sight", "at")
 
-    def check_fact(self, enc: Table, fact: SetFact) -> None:
+    def check_fact(self, enc: Engine, fact: SetFact) -> None:
         """R34: awareness and line of sight are about another creature; a position is a finite
         place within the map's bounds, not on top of another standing creature."""
         i = enc.index(fact.subject)
@@ -1371,7 +1364,7 @@ class PointsActions:
         if fact.at is not None:
             check_place(enc, i, fact.at, "be placed")
 
-    def apply_fact(self, enc: Table, fact: SetFact) -> None:
+    def apply_fact(self, enc: Engine, fact: SetFact) -> None:
         """Set ``fact``; a new position ends cover by and against the creature (R40) and counts
         toward the aim its watchers lose (R39)."""
         i = enc.index(fact.subject)
@@ -1388,7 +1381,7 @@ class PointsActions:
             assert fact.at is not None
             PointsRules._place(enc, [i], fact.at[0] - s.x, fact.at[1] - s.y)
 
-    def preview(self, enc: Table, command: Act) -> dict[str, Any]:
+    def preview(self, enc: Engine, command: Act) -> dict[str, Any]:
         """What an action would cost and leave (R31–R33), without doing it."""
         plan = PointsRules.plan(enc, command)
         after = _state(enc, plan.actor).copy()
