@@ -56,6 +56,7 @@ from caltrop.economy.points.common import ADJACENT, PointsPlan, distance, lose_a
 from caltrop.economy.points.economy import spend
 from caltrop.economy.points.grapple import carried_weight, release
 from caltrop.economy.points.movement import check_place, place, travel_speed
+from caltrop.economy.points.rolls import Contest
 from caltrop.economy.points.stages import expression, resolve
 from caltrop.economy.points.stealth import queue_stealth
 from caltrop.economy.points.verbs import REACTIONS, TABLE, VERBS, Timing
@@ -170,8 +171,10 @@ def reactors(enc: Engine, top: PendingRoll) -> Iterator[int]:
     if top.stage == "defence":
         yield top.roller
         yield from (j for j in enc.window_order(top) if j != top.roller)
-    elif top.stage == "contest" and "opposed" not in top.context:
-        yield int(top.context["opposer"])
+    elif top.stage == "contest":
+        contest = Contest.of(top.context)
+        if not contest.opposed:
+            yield contest.opposer
 
 
 def has_reaction(enc: Engine, i: int, top: PendingRoll) -> bool:

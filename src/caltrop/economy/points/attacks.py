@@ -33,6 +33,7 @@ from caltrop.economy.points.common import (
     push,
     state_of,
 )
+from caltrop.economy.points.rolls import Damage, Hit
 from caltrop.economy.points.state import stat
 from caltrop.errors import IllegalActionError, InvalidActionError
 
@@ -140,27 +141,25 @@ def do_aim(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
 
 def do_attack(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
     weapons: tuple[Weapon, ...] = plan.extra["weapons"]
+    halving = enc.definition.ruleset.multi_weapon_halving
     push(
         enc,
         plan.actor,
-        "damage",
-        verb="attack",
-        attacker=plan.actor,
-        target=plan.extra["target"],
-        damage=str(
-            melee_damage(
-                enc.creatures[plan.actor], weapons, enc.definition.ruleset.multi_weapon_halving
-            )
+        Damage(
+            verb="attack",
+            attacker=plan.actor,
+            target=int(plan.extra["target"]),
+            damage=str(melee_damage(enc.creatures[plan.actor], weapons, halving)),
+            weapons="+".join(w.name for w in weapons),
+            reveals=reveals(plan.command),
         ),
-        weapons="+".join(w.name for w in weapons),
-        **reveals(plan.command),
     )
 
 
-def reveals(command: Act) -> dict[str, bool]:
+def reveals(command: Act) -> bool:
     """R41: an attack made without ``+stealth`` is not inconspicuous — its target, if it was
     unsuspecting, notices the attacker once the attack is resolved (one ambush, not many)."""
-    return {} if "stealth" in command.flags else {"reveals": True}
+    return "stealth" not in command.flags
 
 
 def do_shoot(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
@@ -175,15 +174,16 @@ def do_shoot(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
     push(
         enc,
         plan.actor,
-        "hit",
-        verb="shoot",
-        attacker=plan.actor,
-        target=plan.extra["target"],
-        dc=dc,
-        favor=favor,
-        damage=str(weapon.dice),
-        weapons=weapon.name,
-        **reveals(plan.command),
+        Hit(
+            verb="shoot",
+            attacker=plan.actor,
+            target=int(plan.extra["target"]),
+            dc=dc,
+            favor=favor,
+            damage=str(weapon.dice),
+            weapons=weapon.name,
+            reveals=reveals(plan.command),
+        ),
     )
 
 

@@ -20,6 +20,7 @@ from caltrop.economy.base import Engine
 from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.economy.points.economy import Payment, payment
+from caltrop.economy.points.rolls import StageRecord
 from caltrop.economy.points.state import PointsState, Unit, points
 from caltrop.errors import IllegalActionError, InvalidActionError
 
@@ -148,13 +149,14 @@ def doubled(enc: Engine, i: int, against: int | None) -> int:
     return factor
 
 
-def push(enc: Engine, roller: int, stage: str, **context: Any) -> None:
+def push(enc: Engine, roller: int, stage: StageRecord) -> None:
+    """Push ``stage`` for ``roller`` to roll next (R45: the last pushed resolves first)."""
     enc.pending.append(
         PendingRoll(
             RollKind.STAGE,
             roller,
-            stage=stage,
-            context=context,
+            stage=stage.name,
+            context=stage.context(),
             on_turn=enc.turn_owner == enc.creatures[roller].id,
         )
     )

@@ -4,6 +4,7 @@ R45) — block, dodge, take cover, assist — and the damage that gets through (
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from caltrop.core.commands import Act
@@ -23,6 +24,7 @@ from caltrop.economy.points.common import (
     state_of,
 )
 from caltrop.economy.points.grapple import release
+from caltrop.economy.points.rolls import Defence
 from caltrop.economy.points.state import stat
 from caltrop.errors import IllegalActionError
 
@@ -58,7 +60,7 @@ def plan_assist(enc: Engine, i: int, command: Act, on_turn: bool, top: PendingRo
         raise IllegalActionError(
             f"{enc.creatures[defender].name} is {meters(round(d, 2))} away; assist needs adjacency (R40)"
         )
-    if top.context.get("mode") not in ("block", "dodge"):
+    if Defence.of(top.context).mode not in ("block", "dodge"):
         raise IllegalActionError(
             f"Defense Assist adds a die to a Block or Dodge; {enc.creatures[defender].name} "
             "has chosen neither (R40)"
@@ -73,12 +75,13 @@ def plan_cover(enc: Engine, i: int, command: Act, on_turn: bool, top: PendingRol
     change."""
     top = _own_window(enc, i, command, top)
     creature = enc.creatures[i]
-    source = enc.creatures[int(top.context["attacker"])]
-    if top.context.get("cover") or source.id in state_of(enc, i).cover_from:
+    window = Defence.of(top.context)
+    source = enc.creatures[window.attacker]
+    if window.cover or source.id in state_of(enc, i).cover_from:
         raise IllegalActionError(
             f"{creature.name} is already in cover from {source.name} until positions change (R40)"
         )
-    if top.context.get("mode"):
+    if window.mode:
         raise IllegalActionError("Take Cover comes before Block or Dodge (R45)")
     price = Price(1, "rp")
     pay = pay_for(enc, i, command, price, on_turn, "Take Cover (1 AP/RP, R40)")
@@ -89,38 +92,43 @@ def plan_guard(enc: Engine, i: int, command: Act, on_turn: bool, top: PendingRol
     """R40 Block or Dodge: 1 AP/RP (doubled when grappled or scaled, R42, R43), one of the two."""
     top = _own_window(enc, i, command, top)
     verb = command.action
-    mode = top.context.get("mode")
-    if mode:
-        raise IllegalActionError(f"{enc.creatures[i].name} already chose to {mode} (R40)")
-    factor = doubled(enc, i, int(top.context["attacker"]))
+    window = Defence.of(top.context)
+    if window.mode:
+        raise IllegalActionError(f"{enc.creatures[i].name} already chose to {window.mode} (R40)")
+    factor = doubled(enc, i, window.attacker)
     price = Price(factor, "rp")
     what = f"{verb} (1 AP/RP{' ×2, R42/R43' if factor > 1 else ''}, R40)"
     pay = pay_for(enc, i, command, price, on_turn, what)
     return Quote(command, price, pay)
 
 
-def do_block(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
+def _amend(top: PendingRoll | None, **changes: Any) -> Defence:
+    """Change the defence window's record (R40): the window is the roll the reaction answers."""
     assert top is not None
-    top.context["mode"] = "block"
+    window = replace(Defence.of(top.context), **changes)
+    top.context = window.context()
+    return window
+
+
+def do_block(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
+    _amend(top, mode="block")
 
 
 def do_dodge(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
-    assert top is not None
-    top.context["mode"] = "dodge"
+    _amend(top, mode="dodge")
 
 
 def do_cover(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
-    assert top is not None
-    top.context["cover"] = True
+    window = _amend(top, cover=True)
     state = state_of(enc, plan.actor)
-    source = enc.creatures[int(top.context["attacker"])].id
+    source = enc.creatures[window.attacker].id
     if source not in state.cover_from:
         state.cover_from = (*state.cover_from, source)
 
 
 def do_assist(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
     assert top is not None
-    top.context["assists"] = int(top.context.get("assists", 0)) + 1
+    _amend(top, assists=Defence.of(top.context).assists + 1)
 
 
 def apply_damage(

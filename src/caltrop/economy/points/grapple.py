@@ -5,7 +5,7 @@ going down, R42, R43).
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 from caltrop.core.commands import Act
 from caltrop.core.pool import net_advantage
@@ -27,6 +27,7 @@ from caltrop.economy.points.common import (
     set_unaware,
     state_of,
 )
+from caltrop.economy.points.rolls import Contest
 from caltrop.economy.points.state import stat
 from caltrop.errors import IllegalActionError
 
@@ -103,9 +104,10 @@ def plan_oppose(enc: Engine, i: int, command: Act, on_turn: bool, top: PendingRo
     """R42/R43: the holder (or the one scaled) answers a grapple's, an escape's, a scale's or a
     shake's contest; opposing an escape or a shake costs 2 Stamina."""
     top = reaction_window(command, top)
-    if top.stage != "contest" or top.context.get("opposer") != i or "opposed" in top.context:
+    contest = Contest.of(top.context) if top.stage == "contest" else None
+    if contest is None or contest.opposer != i or contest.opposed:
         raise IllegalActionError(f"{enc.creatures[i].name} has nothing to oppose now (R42, R43)")
-    stamina = 2 if top.context["verb"] in ("escape", "shake") else 0
+    stamina = 2 if contest.verb in ("escape", "shake") else 0
     price = Price(0, "rp", stamina=stamina)
     pay = pay_for(enc, i, command, price, on_turn, f"oppose ({stamina} Stamina, R42/R43)")
     return Quote(command, price, pay)
@@ -123,14 +125,15 @@ def do_grapple(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
     push(
         enc,
         plan.actor,
-        "contest",
-        verb="grapple",
-        initiator=plan.actor,
-        opposer=target,
-        stat_a="Strength",
-        stat_b=stat_b,
-        favor=net_advantage(plan.command.advantages),
-        opposed=True,
+        Contest(
+            verb="grapple",
+            initiator=plan.actor,
+            opposer=target,
+            stat_a="Strength",
+            stat_b=stat_b,
+            favor=net_advantage(plan.command.advantages),
+            opposed=True,
+        ),
     )
 
 
@@ -144,13 +147,14 @@ def do_scale(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> Outcome 
     push(
         enc,
         plan.actor,
-        "contest",
-        verb="scale",
-        initiator=plan.actor,
-        opposer=target,
-        stat_a="Agility",
-        stat_b=stat_b,
-        favor=net_advantage(plan.command.advantages) - larger,
+        Contest(
+            verb="scale",
+            initiator=plan.actor,
+            opposer=int(target),
+            stat_a="Agility",
+            stat_b=stat_b,
+            favor=net_advantage(plan.command.advantages) - larger,
+        ),
     )
     return None
 
@@ -173,24 +177,27 @@ def push_escape(enc: Engine, plan: PointsPlan, verb: str) -> None:
     push(
         enc,
         plan.actor,
-        "contest",
-        verb=verb,
-        initiator=plan.actor,
-        opposer=holder,
-        stat_a=stat_a,
-        stat_b=stat_b,
-        favor=net_advantage(plan.command.advantages),
+        Contest(
+            verb=verb,
+            initiator=plan.actor,
+            opposer=holder,
+            stat_a=stat_a,
+            stat_b=stat_b,
+            favor=net_advantage(plan.command.advantages),
+        ),
     )
 
 
 def do_oppose(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
     assert top is not None
-    top.context["opposed"] = True
+    top.context = replace(Contest.of(top.context), opposed=True).context()
 
 
-def contest_result(enc: Engine, ctx: dict[str, Any], success: bool) -> None:
-    verb = ctx["verb"]
-    a, b = int(ctx["initiator"]), int(ctx["opposer"])
+def contest_result(enc: Engine, contest: Contest, success: bool) -> None:
+    """What a contest decides (R4): awareness (R41), a grapple made or broken (R42), scaling
+    begun or shaken off (R43); on a failure the status quo holds."""
+    verb = contest.verb
+    a, b = contest.initiator, contest.opposer
     if verb == "stealth":
         set_unaware(enc, b, enc.creatures[a].id, success)
         return

@@ -17,6 +17,7 @@ from caltrop.economy.points.common import (
     push,
     state_of,
 )
+from caltrop.economy.points.rolls import Check
 from caltrop.errors import IllegalActionError, InvalidActionError
 
 
@@ -102,12 +103,6 @@ def do_breath(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
 
 
 def do_martial(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
-    push(
-        enc,
-        plan.actor,
-        "check",
-        verb="martial",
-        stat="Analysis",
-        dc=plan.command.dc,
-        favor=net_advantage(plan.command.advantages),
-    )
+    assert plan.command.dc is not None  # plan_martial refuses a check without the GM's DC
+    favor = net_advantage(plan.command.advantages)
+    push(enc, plan.actor, Check(verb="martial", stat="Analysis", dc=plan.command.dc, favor=favor))

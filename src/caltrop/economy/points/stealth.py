@@ -11,6 +11,7 @@ from caltrop.economy.points.common import (
     push,
     state_of,
 )
+from caltrop.economy.points.rolls import Check, Contest
 from caltrop.economy.points.state import stat
 
 
@@ -29,10 +30,7 @@ def queue_stealth(enc: Engine, i: int, command: Act) -> None:
         aware = me.id not in obs.unaware_of
         score = other.aspects.get("Perception", 0) * (2 if stat(other, "gifted_perception") else 1)
         if aware:
-            push(
-                enc,
-                i,
-                "contest",
+            contest = Contest(
                 verb="stealth",
                 initiator=i,
                 opposer=j,
@@ -41,5 +39,6 @@ def queue_stealth(enc: Engine, i: int, command: Act) -> None:
                 favor=f,
                 opposed=True,
             )
+            push(enc, i, contest)
         else:
-            push(enc, i, "check", verb="stealth", stat="Poise", dc=score, favor=f, observer=j)
+            push(enc, i, Check(verb="stealth", stat="Poise", dc=score, favor=f, observer=j))
