@@ -32,11 +32,23 @@ class _Stage:
         """The engine's mapping: every field, less those still at their default (a field
         with a default is one set later, or only by some verbs)."""
         out: dict[str, Any] = {}
-        for f in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            if f.default is MISSING or value != f.default:
-                out[f.name] = value
+        for name, default in _fields(type(self)):
+            value = getattr(self, name)
+            if default is MISSING or value != default:
+                out[name] = value
         return out
+
+
+#: Each record type's (field, default) pairs, read once (``dataclasses.fields`` is not cheap,
+#: and the search builds a mapping at every stage it plays).
+_FIELDS: dict[type, tuple[tuple[str, Any], ...]] = {}
+
+
+def _fields(kind: type) -> tuple[tuple[str, Any], ...]:
+    known = _FIELDS.get(kind)
+    if known is None:
+        known = _FIELDS[kind] = tuple((f.name, f.default) for f in fields(kind))
+    return known
 
 
 @dataclass(frozen=True, slots=True)
