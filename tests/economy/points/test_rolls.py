@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from caltrop.core.commands import EndTurn, RollDice
 from caltrop.economy.pending import RollKind
 from caltrop.economy.points.rolls import RECORDS, Check, Contest, Damage, Defence, Hit, StageRecord
+from caltrop.economy.points.stages import CONTESTS
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from tests.encounter.points_builders import duel, skirmish
 
@@ -134,5 +135,7 @@ def test_every_stage_the_engine_pushes_is_a_records_mapping(build: object, seed:
             if p.kind is RollKind.STAGE:
                 record = RECORDS[p.stage].of(p.context)
                 assert record.context() == p.context
+                if isinstance(record, Contest):
+                    assert record.verb in CONTESTS  # what the contest decides is in the table
                 seen.add(p.stage)
     assert {"damage", "defence"} <= seen  # the play reached the attack's stages

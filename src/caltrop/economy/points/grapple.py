@@ -24,7 +24,6 @@ from caltrop.economy.points.common import (
     pay_for,
     push,
     reaction_window,
-    set_unaware,
     state_of,
 )
 from caltrop.economy.points.rolls import Contest
@@ -193,26 +192,33 @@ def do_oppose(enc: Engine, plan: PointsPlan, top: PendingRoll | None) -> None:
     top.context = replace(Contest.of(top.context), opposed=True).context()
 
 
-def contest_result(enc: Engine, contest: Contest, success: bool) -> None:
-    """What a contest decides (R4): awareness (R41), a grapple made or broken (R42), scaling
-    begun or shaken off (R43); on a failure the status quo holds."""
-    verb = contest.verb
-    a, b = contest.initiator, contest.opposer
-    if verb == "stealth":
-        set_unaware(enc, b, enc.creatures[a].id, success)
-        return
-    # R42/R43: the holder's 2 Stamina for opposing an escape or a shake are paid by its
-    # ``oppose`` reaction (refused if it cannot pay, R37), not a second time here.
-    if not success:
-        return
-    if verb == "grapple":
-        state_of(enc, b).grappled_by = enc.creatures[a].id
-    elif verb == "escape":
-        state_of(enc, a).grappled_by = None
-    elif verb == "scale":
-        state_of(enc, a).scaling = enc.creatures[b].id
-    elif verb == "shake":
-        state_of(enc, b).scaling = None
+# What each contest decides once rolled (R4); on a failure the status quo holds. The holder's
+# 2 Stamina for opposing an escape or a shake are paid by its ``oppose`` reaction (refused if it
+# cannot pay, R37), not a second time here.
+
+
+def grapple_decided(enc: Engine, contest: Contest, success: bool) -> None:
+    """R42: a won grapple holds the target."""
+    if success:
+        state_of(enc, contest.opposer).grappled_by = enc.creatures[contest.initiator].id
+
+
+def escape_decided(enc: Engine, contest: Contest, success: bool) -> None:
+    """R42: a won escape breaks the grapple."""
+    if success:
+        state_of(enc, contest.initiator).grappled_by = None
+
+
+def scale_decided(enc: Engine, contest: Contest, success: bool) -> None:
+    """R43: a won scale puts the scaler on the creature it scales."""
+    if success:
+        state_of(enc, contest.initiator).scaling = enc.creatures[contest.opposer].id
+
+
+def shake_decided(enc: Engine, contest: Contest, success: bool) -> None:
+    """R43: a won shake throws the scaler off."""
+    if success:
+        state_of(enc, contest.opposer).scaling = None
 
 
 def release(enc: Engine, i: int) -> None:

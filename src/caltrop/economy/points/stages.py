@@ -18,9 +18,24 @@ from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.economy.points.common import pool, push, set_unaware, state_of
 from caltrop.economy.points.defence import apply_damage
-from caltrop.economy.points.grapple import contest_result
+from caltrop.economy.points.grapple import (
+    escape_decided,
+    grapple_decided,
+    scale_decided,
+    shake_decided,
+)
 from caltrop.economy.points.rolls import Check, Contest, Damage, Defence, Hit
 from caltrop.economy.points.state import stat
+from caltrop.economy.points.stealth import stealth_decided
+
+#: What each contest decides once rolled (R4), by the verb that started it.
+CONTESTS: dict[str, Callable[[Engine, Contest, bool], None]] = {
+    "stealth": stealth_decided,  # R41
+    "grapple": grapple_decided,  # R42
+    "escape": escape_decided,  # R42
+    "scale": scale_decided,  # R43
+    "shake": shake_decided,  # R43
+}
 
 
 def _roll_hit(enc: Engine, p: PendingRoll) -> Expr:
@@ -142,7 +157,7 @@ def _resolve_contest(enc: Engine, p: PendingRoll, total: int, base: dict[str, An
     if contest.total_a is None:
         if contest.verb in ("escape", "shake", "scale") and not contest.opposed:
             # R42/R43: not opposed, the escape (or the scaling) simply succeeds.
-            contest_result(enc, contest, True)
+            CONTESTS[contest.verb](enc, contest, True)
             return Outcome(**base, success=True, note="not opposed")
         p.context = replace(contest, total_a=total).context()
         enc.pending.append(p)  # the opposer rolls next (R4)
@@ -150,7 +165,7 @@ def _resolve_contest(enc: Engine, p: PendingRoll, total: int, base: dict[str, An
         return Outcome(**base, note=f"{roller.name} rolls {total}; the opposer answers")
     success = contest.total_a > total  # R4: the initiator must beat the opposer
     opposer = enc.creatures[contest.opposer]
-    contest_result(enc, contest, success)
+    CONTESTS[contest.verb](enc, contest, success)
     base["roller"] = opposer.id
     return Outcome(
         **base,

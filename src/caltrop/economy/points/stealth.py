@@ -7,12 +7,15 @@ from __future__ import annotations
 from caltrop.core.commands import Act
 from caltrop.core.pool import net_advantage
 from caltrop.economy.base import Engine
-from caltrop.economy.points.common import (
-    push,
-    state_of,
-)
+from caltrop.economy.points.common import push, set_unaware, state_of
 from caltrop.economy.points.rolls import Check, Contest
 from caltrop.economy.points.state import stat
+
+
+def stealth_decided(enc: Engine, contest: Contest, success: bool) -> None:
+    """R41: an aware observer beaten in the contest loses track of the sneaker (is unaware of
+    it); one that wins notices it."""
+    set_unaware(enc, contest.opposer, enc.creatures[contest.initiator].id, success)
 
 
 def queue_stealth(enc: Engine, i: int, command: Act) -> None:
