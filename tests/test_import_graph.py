@@ -112,10 +112,10 @@ def _through_packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 def test_the_graph_sees_real_imports() -> None:
     """Guard against a reader that finds nothing: known edges are in the graph."""
     graph = _graph()
-    assert "caltrop.economy.load_actions" in graph["caltrop.encounter.state"] or any(
+    assert "caltrop.economy.load.actions" in graph["caltrop.encounter.state"] or any(
         t == "caltrop.economy.actions" for t in graph["caltrop.encounter.state"]
     )
-    assert "caltrop.economy.base" in graph["caltrop.economy.points_actions"]
+    assert "caltrop.economy.base" in graph["caltrop.economy.points.actions"]
 
 
 def test_no_two_modules_import_each_other() -> None:
@@ -146,6 +146,6 @@ def test_the_machine_knows_no_economys_actions() -> None:
         bad = {
             t
             for t in graph[name]
-            if t in ("caltrop.economy.load_actions", "caltrop.economy.points_actions")
+            if t in ("caltrop.economy.load.actions", "caltrop.economy.points.actions")
         }
         assert bad == set(), f"{name} imports {bad}"

@@ -14,7 +14,7 @@ from caltrop.cli.completion import GM_VERBS, SESSION, candidates
 from caltrop.content import bundled_encounters, load_encounter
 from caltrop.content.catalogue import bundled_creatures
 from caltrop.core.commands import Act, RollDice
-from caltrop.economy.points_actions import VERBS
+from caltrop.economy.points.actions import VERBS
 from caltrop.encounter import Encounter
 
 ENCOUNTERS = sorted(bundled_encounters())

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from caltrop.core.model import EncounterDef, WeaponKind
-from caltrop.economy.action_points import PointsState, points, stat
+from caltrop.economy.points.state import PointsState, points, stat
 from caltrop.encounter import CHANCE, TERMINAL, Act, Command, Encounter, EndTurn, Pass, RollDice
 
 

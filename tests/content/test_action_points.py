@@ -26,7 +26,7 @@ from caltrop.content import (
 )
 from caltrop.core.model import Economy, Initiative, Side, WeaponKind
 from caltrop.dice import parse
-from caltrop.economy.action_points import STAT_DEFAULTS
+from caltrop.economy.points.state import STAT_DEFAULTS
 from tests.content.greedy_points import play_greedy
 from tests.content.test_errors import error_of, has, write
 

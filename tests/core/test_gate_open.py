@@ -5,7 +5,8 @@ from hypothesis import strategies as st
 
 from caltrop.core.model import ActionDef, ActionKind, CreatureDef, LoadReset, Ruleset, Side
 from caltrop.core.pool import Revision, check_gate, gate_open
-from caltrop.economy.action_load import ActionLoadEconomy, LoadState
+from caltrop.economy.load.economy import ActionLoadEconomy
+from caltrop.economy.load.state import LoadState
 
 small = st.integers(-10, 15)
 

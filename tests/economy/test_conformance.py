@@ -54,7 +54,7 @@ class EconomyCase:
         return creature.actions or self.probes
 
 
-#: Seed 004's actions are built in (:mod:`caltrop.economy.points_actions`); the economy still prices an
+#: Seed 004's actions are built in (:mod:`caltrop.economy.points.actions`); the economy still prices an
 #: action by its AP cost (R32), so these stand for them in the economy-level checks.
 AP_PROBES = (
     ActionDef("probe-free", "Strength", 0, ActionKind.EFFECT),

@@ -27,7 +27,7 @@ from caltrop.core.model import (
     WeaponKind,
 )
 from caltrop.dice import parse
-from caltrop.economy.action_points import PointsState, points
+from caltrop.economy.points.state import PointsState, points
 from caltrop.encounter import Encounter, Outcome
 from caltrop.errors import CaltropError
 

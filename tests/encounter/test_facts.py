@@ -15,7 +15,7 @@ from caltrop.core.model import (
     Ruleset,
     Side,
 )
-from caltrop.economy.action_points import points
+from caltrop.economy.points.state import points
 from caltrop.encounter import Encounter
 from caltrop.errors import IllegalActionError, InvalidActionError
 

@@ -2,7 +2,7 @@
 
 Issue 3 asks for a state whose clone and step are fast (issue 5: thousands of encounters a
 second). The engine therefore works out once per definition which commands each action could
-ever give (:class:`~caltrop.economy.load_actions._Choices`), asks whether a creature may react
+ever give (:class:`~caltrop.economy.load.actions._Choices`), asks whether a creature may react
 without building its commands, remembers pool expressions, and rolls dice without the
 :class:`~caltrop.dice.Roll` tree. These tests hold those paths to an oracle: legal-action
 generation and "who decides now" written out plainly from the rules, as the engine had them
@@ -21,7 +21,7 @@ import pytest
 from caltrop.content import load_encounter
 from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, PassAll, RollDice
 from caltrop.core.model import ActionDef, ActionKind, EncounterDef
-from caltrop.economy.action_load import LoadState
+from caltrop.economy.load.state import LoadState
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
 from tests.encounter.builders import (
     ACTION_LOAD_RULESETS,
@@ -218,7 +218,7 @@ def test_deep_copy_plays_on_like_the_original() -> None:
 
 def _table_commands(enc: Encounter) -> list[Act]:
     """Every Act the engine's tables could ever offer in ``enc`` (the objects it remembers)."""
-    from caltrop.economy.load_actions import tables as load_tables
+    from caltrop.economy.load.actions import tables as load_tables
 
     tables = load_tables(enc.definition)
     out: list[Act] = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from caltrop.economy.action_points import stat
+from caltrop.economy.points.state import stat
 from caltrop.encounter import CHANCE, Act, Pass
 from caltrop.errors import IllegalActionError
 from tests.encounter.points_builders import (

@@ -18,7 +18,7 @@ import pytest
 
 from caltrop.core.commands import Act, Command, EndTurn, Pass, RollDice, parse_command
 from caltrop.core.model import EncounterDef, Initiative
-from caltrop.economy.action_points import points
+from caltrop.economy.points.state import points
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from caltrop.errors import CaltropError
 from tests.encounter.points_builders import ap_ruleset, duel, replayed, skirmish

@@ -399,7 +399,7 @@ def test_r43_a_target_that_does_not_oppose_is_scaled_without_a_check() -> None:
 def test_r43_the_scalers_weight_is_applied_to_the_target() -> None:
     """R43, seed 004: "The scaling creature's weight is applied to target." Aria (weight 60)
     on the troll: the troll carries 60 while she clings on, nothing before or after."""
-    from caltrop.economy.points_actions import carried_weight
+    from caltrop.economy.points.actions import carried_weight
 
     enc = _climb(troll_size=2)
     troll = enc.index("troll")  # type: ignore[attr-defined]

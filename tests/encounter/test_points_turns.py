@@ -11,7 +11,8 @@ from dataclasses import replace
 import pytest
 
 from caltrop.core.model import ActionDef, ActionKind, Initiative, OffTurn
-from caltrop.economy.action_points import ActionPointsEconomy, PointsState, payment
+from caltrop.economy.points.economy import ActionPointsEconomy, payment
+from caltrop.economy.points.state import PointsState
 from caltrop.encounter import CHANCE, Encounter, RollKind
 from tests.encounter.points_builders import (
     DAGGER,

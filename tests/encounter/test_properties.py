@@ -46,7 +46,7 @@ from caltrop.core.commands import (
 from caltrop.core.model import ActionKind, Initiative, LoadReset, Ruleset
 from caltrop.core.pool import Advantage, Revision
 from caltrop.dice import distribution
-from caltrop.economy.action_load import ActionLoadEconomy
+from caltrop.economy.load.economy import ActionLoadEconomy
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
 from caltrop.errors import CaltropError, DiceInputError, IllegalActionError, InvalidActionError
 from tests.encounter.builders import duel, replayed, ruleset, skirmish

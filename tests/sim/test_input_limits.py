@@ -14,7 +14,7 @@ from typer.testing import Result
 
 from caltrop.content import load_encounter
 from caltrop.core.model import EncounterDef
-from caltrop.economy.action_points import STAT_DEFAULTS
+from caltrop.economy.points.state import STAT_DEFAULTS
 from caltrop.sim.overrides import (
     MAX_SWEEP_VALUES,
     MAX_VALUE,

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from caltrop.content.catalogue import bundled_creatures
 from caltrop.core.commands import FACTS, GM, Act
 from caltrop.core.model import CreatureDef, Economy
-from caltrop.economy.points_actions import VERBS as POINTS_VERBS
+from caltrop.economy.points.actions import VERBS as POINTS_VERBS
 from caltrop.encounter import Encounter
 
 #: The session's own commands (``help`` lists them).

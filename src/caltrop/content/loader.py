@@ -93,7 +93,7 @@ from caltrop.core.model import (
 )
 from caltrop.core.pool import Revision
 from caltrop.dice import parse as parse_dice
-from caltrop.economy.action_points import STAT_DEFAULTS
+from caltrop.economy.points.state import STAT_DEFAULTS
 from caltrop.errors import ContentError
 
 #: What the public loaders accept: a path on disk, or a bundled resource (``Traversable``).

@@ -351,7 +351,7 @@ WeaponEntry: TypeAlias = Annotated[
 class CreatureSpec(_Model):
     """A stat block: Aspects, Health and the Action Load numbers (seed 000), ``stats`` for other
     modules (the Action Point module's names are
-    :data:`caltrop.economy.action_points.STAT_DEFAULTS`), weapons, and ``equipped``: the weapons
+    :data:`caltrop.economy.points.state.STAT_DEFAULTS`), weapons, and ``equipped``: the weapons
     in hand at the start (seed 004, R44; default: all of them)."""
 
     id: CreatureId

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from caltrop.core.model import Economy, Ruleset
-from caltrop.economy.action_load import ActionLoadEconomy
-from caltrop.economy.action_points import ActionPointsEconomy
 from caltrop.economy.base import EconomyRules, Resources
+from caltrop.economy.load.economy import ActionLoadEconomy
+from caltrop.economy.points.economy import ActionPointsEconomy
 from caltrop.errors import ContentError
 
 _REGISTRY: dict[str, Callable[[Ruleset], EconomyRules]] = {

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from caltrop.core.model import Economy, EncounterDef
 from caltrop.economy.base import Actions
-from caltrop.economy.load_actions import LoadActions
-from caltrop.economy.points_actions import PointsActions
+from caltrop.economy.load.actions import LoadActions
+from caltrop.economy.points.actions import PointsActions
 from caltrop.errors import ContentError
 
 _ACTIONS: dict[str, Callable[[EncounterDef], Actions]] = {

@@ -108,12 +108,12 @@ class EconomyRules(Protocol):
         ...
 
 
-class Table(Protocol):
+class Engine(Protocol):
     """What an economy's actions read and change of a running encounter.
 
     The encounter engine (:class:`caltrop.encounter.Encounter`) is the one implementation; the
-    actions of each economy (:mod:`caltrop.economy.load_actions`,
-    :mod:`caltrop.economy.points_actions`) are written against this view, so the engine's
+    actions of each economy (:mod:`caltrop.economy.load.actions`,
+    :mod:`caltrop.economy.points.actions`) are written against this view, so the engine's
     machine and the rules of each module import nothing of each other.
     """
 
@@ -149,7 +149,7 @@ class Table(Protocol):
 class Plan(Protocol):
     """A validated command: :meth:`execute` changes the encounter and cannot fail."""
 
-    def execute(self, enc: Table) -> Outcome | None: ...
+    def execute(self, enc: Engine) -> Outcome | None: ...
 
 
 class Actions(Protocol):
@@ -160,48 +160,48 @@ class Actions(Protocol):
     say who is asked in a window, and build and resolve the rolls they push.
     """
 
-    def plan(self, enc: Table, command: Act) -> Plan:
+    def plan(self, enc: Engine, command: Act) -> Plan:
         """Validate ``command`` fully; raise InvalidActionError or IllegalActionError."""
         ...
 
-    def legal(self, enc: Table, i: int) -> Iterator[Command]:
+    def legal(self, enc: Engine, i: int) -> Iterator[Command]:
         """Every legal command of creature ``i`` now (its actions, Pass, EndTurn)."""
         ...
 
-    def reactors(self, enc: Table, top: PendingRoll) -> Iterator[int]:
+    def reactors(self, enc: Engine, top: PendingRoll) -> Iterator[int]:
         """Who is asked in ``top``'s reaction window, in order (standing or not)."""
         ...
 
-    def next_reactor(self, enc: Table, top: PendingRoll) -> int | None:
+    def next_reactor(self, enc: Engine, top: PendingRoll) -> int | None:
         """The first creature still to answer ``top`` (not passed, standing, with a reaction)."""
         ...
 
-    def expression(self, enc: Table, p: PendingRoll) -> tuple[Expr, str]:
+    def expression(self, enc: Engine, p: PendingRoll) -> tuple[Expr, str]:
         """The dice ``p`` (an action or stage roll of this economy) rolls now, and its text."""
         ...
 
     def resolve(
-        self, enc: Table, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
+        self, enc: Engine, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
     ) -> Outcome:
         """Resolve the popped roll ``p`` with these dice; ``downed`` says if anyone went down."""
         ...
 
-    def preview(self, enc: Table, command: Act) -> dict[str, Any]:
+    def preview(self, enc: Engine, command: Act) -> dict[str, Any]:
         """What ``command`` would roll and leave (Load or points), without doing it."""
         ...
 
-    def on_down(self, enc: Table, i: int) -> None:
+    def on_down(self, enc: Engine, i: int) -> None:
         """Creature ``i`` has just gone down (or left): end what it holds (grapples, R42)."""
         ...
 
     #: the stats the GM may set in this economy (R48), e.g. ``("load", "exhaustion", "buffer")``
     stats: tuple[str, ...]
 
-    def check_stat(self, enc: Table, i: int, stat: str, value: int) -> None:
+    def check_stat(self, enc: Engine, i: int, stat: str, value: int) -> None:
         """Raise unless the GM may set ``stat`` of ``i`` to ``value`` (R48)."""
         ...
 
-    def set_stat(self, enc: Table, i: int, stat: str, value: int) -> CreatureDef | None:
+    def set_stat(self, enc: Engine, i: int, stat: str, value: int) -> CreatureDef | None:
         """Set a checked stat; returns ``i``'s new definition when the stat lives in it
         (Exhaustion, Load Buffer), for the engine to put in its place."""
         ...
@@ -211,6 +211,6 @@ class Actions(Protocol):
         condition the engine keeps."""
         ...
 
-    def check_fact(self, enc: Table, fact: SetFact) -> None: ...
+    def check_fact(self, enc: Engine, fact: SetFact) -> None: ...
 
-    def apply_fact(self, enc: Table, fact: SetFact) -> None: ...
+    def apply_fact(self, enc: Engine, fact: SetFact) -> None: ...

@@ -31,7 +31,7 @@ from caltrop.core.commands import (
 )
 from caltrop.core.ids import id_problem
 from caltrop.core.model import PRONE, CreatureDef, Initiative
-from caltrop.economy.base import Actions, Table
+from caltrop.economy.base import Actions, Engine
 from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.errors import IllegalActionError, InvalidActionError
@@ -40,7 +40,7 @@ from caltrop.errors import IllegalActionError, InvalidActionError
 MAX_CREATURES: Final = 200
 
 
-class Machine(Table, Protocol):
+class Machine(Engine, Protocol):
     """The machine's state and primitives the GM's commands use (the encounter engine)."""
 
     module: Actions

@@ -36,7 +36,7 @@ from typing import Any, Final
 from caltrop.core.model import CreatureDef, Economy, EncounterDef, Ruleset
 from caltrop.dice.ast import Expr
 from caltrop.dice.parse import parse
-from caltrop.economy.action_points import STAT_DEFAULTS
+from caltrop.economy.points.state import STAT_DEFAULTS
 from caltrop.errors import CaltropError
 from caltrop.errors import OverrideError as OverrideError
 

@@ -79,9 +79,10 @@ from caltrop.core.model import CreatureDef, EncounterDef, OffTurn, Weapon, Weapo
 from caltrop.dice.ast import Expr
 from caltrop.dice.defence import defence_total
 from caltrop.dice.distribution import dice, distribution
-from caltrop.economy.action_points import PointsState, points, stat
 from caltrop.economy.base import Resources
-from caltrop.economy.points_actions import ADJACENT, UNARMED, PointsRules, melee_parts
+from caltrop.economy.points import movement
+from caltrop.economy.points.actions import ADJACENT, UNARMED, melee_parts
+from caltrop.economy.points.state import PointsState, points, stat
 from caltrop.encounter import Encounter
 from caltrop.sim.knobs import PointsKnobs, TacticsHost
 
@@ -359,8 +360,8 @@ def _pos(s: PointsState) -> tuple[float, float]:
 
 def travel_speed(encounter: Encounter, i: int) -> float:
     """R35 with R42: 0 while grappled; halved while holding someone in a grapple (the engine's
-    own rule, :meth:`PointsRules.travel_speed`)."""
-    return PointsRules.travel_speed(encounter, i)
+    own rule, :func:`caltrop.economy.points.movement.travel_speed`)."""
+    return movement.travel_speed(encounter, i)
 
 
 def move_cost(start: tuple[float, float], to: tuple[float, float], speed: float) -> int:

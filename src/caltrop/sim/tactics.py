@@ -64,7 +64,7 @@ from caltrop.core.pool import Advantage, net_advantage
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.distribution import distribution
 from caltrop.economy import Resources
-from caltrop.economy.action_load import LoadState
+from caltrop.economy.load.state import LoadState
 from caltrop.encounter import Encounter
 from caltrop.sim.knobs import PointsKnobs
 from caltrop.sim.points_tactics import PointsAdvisor, points_tactics

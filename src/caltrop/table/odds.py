@@ -34,7 +34,7 @@ from caltrop.dice.ast import Expr
 from caltrop.dice.defence import blocked, dodged, undefended
 from caltrop.dice.distribution import Distribution, constant, distribution
 from caltrop.dice.parse import parse
-from caltrop.economy.action_points import points, stat
+from caltrop.economy.points.state import points, stat
 from caltrop.encounter import Encounter, PendingRoll, RollKind
 from caltrop.errors import CaltropError
 

@@ -20,7 +20,7 @@ from caltrop.core.commands import Act
 from caltrop.core.model import CreatureDef
 from caltrop.core.pool import Advantage, Revision
 from caltrop.dice.ast import Expr
-from caltrop.economy.action_points import points, stat
+from caltrop.economy.points.state import points, stat
 from caltrop.encounter import Encounter, PendingRoll, RollKind
 from caltrop.table.odds import expression
 

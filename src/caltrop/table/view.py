@@ -30,9 +30,9 @@ from typing import Any
 from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
 from caltrop.core.model import ActionKind, Economy, Side
 from caltrop.economy import Resources
-from caltrop.economy.action_load import LoadState
-from caltrop.economy.load_actions import committed
-from caltrop.economy.points_actions import carried_weight
+from caltrop.economy.load.actions import committed
+from caltrop.economy.load.state import LoadState
+from caltrop.economy.points.actions import carried_weight
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
 from caltrop.errors import CaltropError, InvalidActionError
 from caltrop.table.log import log_entries

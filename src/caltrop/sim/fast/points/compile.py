@@ -31,8 +31,8 @@ from caltrop.core.model import (
     WeaponKind,
 )
 from caltrop.dice.ast import Const, Dice, Expr
-from caltrop.economy.action_points import stat
-from caltrop.economy.points_actions import UNARMED, melee_damage
+from caltrop.economy.points.actions import UNARMED, melee_damage
+from caltrop.economy.points.state import stat
 from caltrop.encounter.state import find_aspect as _find_aspect
 from caltrop.sim.fast.compile import FastPathError
 

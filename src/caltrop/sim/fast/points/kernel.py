@@ -1,7 +1,7 @@
 """The numba kernel of the Action Point fast path: ``attack-weakest`` (seed 004) on flat arrays.
 
 Nothing here is public: :func:`caltrop.sim.fast.points.simulate` is the typed entry point. The
-kernel plays the engine's rules (:mod:`caltrop.economy.points_actions`) in the engine's order, for the
+kernel plays the engine's rules (:mod:`caltrop.economy.points.actions`) in the engine's order, for the
 actions :func:`caltrop.sim.points_tactics.simple_points_command` takes:
 
 * initiative (R30): each participant's Speed check in participant order, then the order by total,

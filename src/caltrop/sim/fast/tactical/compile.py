@@ -58,7 +58,7 @@ from caltrop.core.model import (
 )
 from caltrop.core.pool import Revision
 from caltrop.economy import economy_for
-from caltrop.economy.action_load import ActionLoadEconomy
+from caltrop.economy.load.economy import ActionLoadEconomy
 from caltrop.sim.fast.compile import (
     MAX_CREATURES,
     MAX_SOURCES,

@@ -16,8 +16,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from caltrop.economy.action_load import LoadState
-from caltrop.economy.action_points import PointsState
+from caltrop.economy.points.state import PointsState
 
 NAMES = st.sampled_from(["aria", "bron", "orc", "archer"])
 SORTED_NAMES = st.lists(NAMES, unique=True, max_size=3).map(lambda xs: tuple(sorted(xs)))
@@ -83,8 +82,3 @@ def test_points_keys_are_equal_exactly_when_the_states_show_the_same(
 def test_a_copy_has_the_same_key(a: PointsState) -> None:
     assert a.copy().key() == a.key()
     assert hash(a.copy().key()) == hash(a.key())
-
-
-@given(st.integers(-3, 9), st.integers(-3, 9))
-def test_load_keys_are_equal_exactly_when_the_loads_are(a: int, b: int) -> None:
-    assert (LoadState(a).key() == LoadState(b).key()) == (a == b)

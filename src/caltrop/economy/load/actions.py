@@ -20,8 +20,9 @@ from caltrop.core.model import ActionDef, ActionKind, CreatureDef, EncounterDef,
 from caltrop.core.pool import Advantage
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.economy import economy_for
-from caltrop.economy.action_load import ActionLoadEconomy, LoadState
-from caltrop.economy.base import EconomyRules, Table
+from caltrop.economy.base import EconomyRules, Engine
+from caltrop.economy.load.economy import ActionLoadEconomy
+from caltrop.economy.load.state import LoadState
 from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.errors import IllegalActionError, InvalidActionError
@@ -199,11 +200,11 @@ class LoadActions:
 
     # -- who is asked ---------------------------------------------------------------------------
 
-    def reactors(self, enc: Table, top: PendingRoll) -> Iterator[int]:
+    def reactors(self, enc: Engine, top: PendingRoll) -> Iterator[int]:
         """R15: everyone but the roller, in turn order after it."""
         return iter(enc.windows[top.roller])
 
-    def next_reactor(self, enc: Table, top: PendingRoll) -> int | None:
+    def next_reactor(self, enc: Engine, top: PendingRoll) -> int | None:
         # the window in turn order: this runs before every decision of a simulation
         down, passed = enc.down, top.passed
         for i in enc.windows[top.roller]:
@@ -211,7 +212,7 @@ class LoadActions:
                 return i
         return None
 
-    def _has_reaction(self, enc: Table, i: int, top: PendingRoll) -> bool:
+    def _has_reaction(self, enc: Engine, i: int, top: PendingRoll) -> bool:
         """Whether :meth:`_candidates` offers ``i`` any reaction to ``top``, without building
         the commands (asked of every creature in the window before every decision)."""
         creature, resources, down = enc.creatures[i], enc.resources[i], enc.down
@@ -229,7 +230,7 @@ class LoadActions:
                 return True
         return False
 
-    def _load(self, enc: Table, i: int) -> int | None:
+    def _load(self, enc: Engine, i: int) -> int | None:
         """``i``'s Action Load for the gate when the economy's gate is a Load ceiling (the Action
         Load economy: see :attr:`_Tables.by_load`), else None (ask the economy): its Load and
         the costs of its own declared actions still pending (R46)."""
@@ -245,7 +246,7 @@ class LoadActions:
 
     # -- legal actions --------------------------------------------------------------------------
 
-    def legal(self, enc: Table, i: int) -> Iterator[Command]:
+    def legal(self, enc: Engine, i: int) -> Iterator[Command]:
         """Every legal command of ``i`` now (lazily). Advantage is never enumerated: the gate
         does not depend on it (R11), so any advantage may be added to a legal action."""
         t = self.tables
@@ -264,7 +265,7 @@ class LoadActions:
 
     def _candidates(
         self,
-        enc: Table,
+        enc: Engine,
         i: int,
         actions: tuple[_Choices, ...],
         *,
@@ -294,7 +295,7 @@ class LoadActions:
 
     # -- validation -----------------------------------------------------------------------------
 
-    def plan(self, enc: Table, command: Act) -> _ActPlan:
+    def plan(self, enc: Engine, command: Act) -> _ActPlan:
         known = self.tables.acts.get(id(command))
         if known is not None and known[0] is command:
             # This very command passed every check that depends only on the definition
@@ -317,7 +318,7 @@ class LoadActions:
         self.tables.remember_act(plan)
         return plan
 
-    def _plan_first(self, enc: Table, command: Act) -> _ActPlan:
+    def _plan_first(self, enc: Engine, command: Act) -> _ActPlan:
         """Every check of an Action Load command, in the order its errors are reported."""
         i = enc.standing(command.actor)
         creature = enc.creatures[i]
@@ -380,7 +381,7 @@ class LoadActions:
 
     @staticmethod
     def _check_when(
-        enc: Table, i: int, creature: CreatureDef, action: ActionDef, top: PendingRoll | None
+        enc: Engine, i: int, creature: CreatureDef, action: ActionDef, top: PendingRoll | None
     ) -> None:
         """R15: on its own turn a creature acts; on another's only in response to a pending
         roll, and only with a reaction."""
@@ -406,7 +407,7 @@ class LoadActions:
                 )
 
     def _check_team(
-        self, enc: Table, i: int, command: Act, action: ActionDef, top: PendingRoll
+        self, enc: Engine, i: int, command: Act, action: ActionDef, top: PendingRoll
     ) -> None:
         """A team action acts on the pending roll: an ally's if it helps, a foe's if it hinders."""
         roller = enc.creatures[top.roller]
@@ -419,7 +420,7 @@ class LoadActions:
             who = "an ally's" if action.grant.to == "ally" else "an opponent's"
             raise IllegalActionError(f"{action.name} works on {who} roll; {roller.name} is not one")
 
-    def _check_once(self, enc: Table, i: int, action: ActionDef, top: PendingRoll | None) -> None:
+    def _check_once(self, enc: Engine, i: int, action: ActionDef, top: PendingRoll | None) -> None:
         """R47: a creature applies one source key to one roll once ("adds nothing" again)."""
         if top is not None and action.kind is ActionKind.TEAM and self._applied(i, action, top):
             raise IllegalActionError(
@@ -442,7 +443,7 @@ class LoadActions:
 
     @staticmethod
     def _check_gate(
-        enc: Table, i: int, creature: CreatureDef, action: ActionDef, *, on_turn: bool
+        enc: Engine, i: int, creature: CreatureDef, action: ActionDef, *, on_turn: bool
     ) -> None:
         """R11: the gate, with its arithmetic when it is shut; R46: the Load it sees counts the
         costs of the creature's own declared actions that are still pending."""
@@ -461,7 +462,7 @@ class LoadActions:
 
     # -- rolling --------------------------------------------------------------------------------
 
-    def expression(self, enc: Table, p: PendingRoll) -> tuple[Expr, str]:
+    def expression(self, enc: Engine, p: PendingRoll) -> tuple[Expr, str]:
         """The expression a declared action rolls now and its text (R12: the pool, then the
         weapon's and the action's extra dice), built once per pool size."""
         action, weapon = p.action, p.weapon
@@ -485,7 +486,7 @@ class LoadActions:
         return known[2], known[3]
 
     def resolve(
-        self, enc: Table, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
+        self, enc: Engine, p: PendingRoll, expr: Expr, text: str, faces: tuple[int, ...], total: int
     ) -> Outcome:
         """Seed 000 steps 4–6: the attack's damage over Evasion (R16) or the check against its
         DC; then Load += Cost."""
@@ -523,7 +524,7 @@ class LoadActions:
             downed,
         )
 
-    def preview(self, enc: Table, command: Act) -> dict[str, Any]:
+    def preview(self, enc: Engine, command: Act) -> dict[str, Any]:
         """What an action would roll and where Load would be after it, without doing it."""
         plan = self.plan(enc, command)
         i = plan.actor
@@ -555,10 +556,10 @@ class LoadActions:
 
     stats: tuple[str, ...] = ("load", "exhaustion", "buffer")
 
-    def on_down(self, enc: Table, i: int) -> None:
+    def on_down(self, enc: Engine, i: int) -> None:
         """Nothing is held in this module: a downed creature's pending rolls are the engine's."""
 
-    def check_stat(self, enc: Table, i: int, stat: str, value: int) -> None:
+    def check_stat(self, enc: Engine, i: int, stat: str, value: int) -> None:
         """R48: Load −100…100 (it may be negative, R10); Exhaustion and Load Buffer 0…100."""
         if stat not in self.stats:
             raise IllegalActionError(
@@ -569,7 +570,7 @@ class LoadActions:
         if not low <= value <= high:
             raise IllegalActionError(f"{stat} must be from {low} to {high}, not {value} (R48)")
 
-    def set_stat(self, enc: Table, i: int, stat: str, value: int) -> CreatureDef | None:
+    def set_stat(self, enc: Engine, i: int, stat: str, value: int) -> CreatureDef | None:
         """Load changes now; Exhaustion and Load Buffer at the creature's next reset (R10, R19)."""
         if stat == "load":
             state = enc.resources[i]
@@ -584,14 +585,14 @@ class LoadActions:
         """The Action Load module has no facts of its own: conditions are the engine's."""
         return False
 
-    def check_fact(self, enc: Table, fact: SetFact) -> None:  # pragma: no cover - never owned
+    def check_fact(self, enc: Engine, fact: SetFact) -> None:  # pragma: no cover - never owned
         raise IllegalActionError(f"the Action Load module has no fact {fact.fact!r}")
 
-    def apply_fact(self, enc: Table, fact: SetFact) -> None:  # pragma: no cover - never owned
+    def apply_fact(self, enc: Engine, fact: SetFact) -> None:  # pragma: no cover - never owned
         raise AssertionError(fact)
 
 
-def committed(enc: Table, i: int) -> int:
+def committed(enc: Engine, i: int) -> int:
     """R46: the costs of ``i``'s own declared actions still pending (paid when they resolve)."""
     owed = 0
     for p in enc.pending:
@@ -639,7 +640,7 @@ class _ActPlan:
     dc: int | None
     on_turn: bool
 
-    def execute(self, enc: Table) -> Outcome | None:
+    def execute(self, enc: Engine) -> Outcome | None:
         i, action = self.actor, self.action
         creature = enc.creatures[i]
         if action.kind is ActionKind.TEAM:

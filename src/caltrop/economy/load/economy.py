@@ -9,28 +9,11 @@ creature's turn (R10) or, with ``load_reset: round``, for everyone at the start 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any
 
 from caltrop.core.model import ActionDef, CreatureDef, LoadReset, Ruleset
 from caltrop.core.pool import Gate, Revision, check_gate, gate_open, gm_pool_size, pool_size
 from caltrop.economy.base import Resources
-
-
-@dataclass(slots=True)
-class LoadState:
-    """A creature's current Action Load (R13: one per creature)."""
-
-    load: int
-
-    def copy(self) -> LoadState:
-        return LoadState(self.load)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"load": self.load}
-
-    def key(self) -> tuple[Any, ...]:
-        return (self.load,)
+from caltrop.economy.load.state import LoadState
 
 
 @functools.lru_cache(maxsize=4096, typed=True)

@@ -1,4 +1,4 @@
-"""The Action Load economy on its own (``caltrop.economy.action_load``), rule by rule."""
+"""The Action Load economy on its own (``caltrop.economy.load.economy``), rule by rule."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from caltrop.core.model import ActionDef, ActionKind, LoadReset
 from caltrop.core.pool import Revision
 from caltrop.economy import economy_for
-from caltrop.economy.action_load import ActionLoadEconomy, LoadState
+from caltrop.economy.load.economy import ActionLoadEconomy
+from caltrop.economy.load.state import LoadState
 from tests.encounter.builders import creature, npc, ruleset
 
 
