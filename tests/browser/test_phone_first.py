@@ -30,10 +30,17 @@ FIRST_OPTION = """() => {
   window.scrollTo(0, 0);
   const pending = document.querySelector('#pending.open') !== null;
   const reaction = document.querySelector('#actions li.option.legal.reaction') !== null;
-  const button = document.querySelector('#actions li.option.legal button');
+  // the first thing this creature may do, in page order: the Roll when it is the roller,
+  // else its first legal option
+  const button = document.querySelector(
+    '#now .roll-controls button, #now #actions li.option.legal button');
   const box = button ? button.getBoundingClientRect() : null;
+  // not hidden under anything nor clipped by the panel's own scrolling: a tap there hits it
+  const hit = box ? document.elementFromPoint(box.left + box.width / 2,
+                                              box.top + box.height / 2) : null;
   return {
     window: pending && reaction,
+    tappable: !!(hit && button.contains(hit)),
     scrollY: window.scrollY,
     top: box ? box.top : null,
     bottom: box ? box.bottom : null,
@@ -56,6 +63,7 @@ def windows(pages: dict[str, Page], seq: int, seen: list[dict[str, Any]], step: 
         assert m["top"] is not None, m
         assert m["top"] >= 0, m
         assert m["bottom"] <= PHONE["height"], f"the first option is below the fold: {m}"
+        assert m["tappable"], f"the first option is covered or clipped: {m}"
 
 
 def step(gm: Page, do: Any) -> int:
