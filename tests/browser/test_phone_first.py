@@ -140,6 +140,12 @@ def test_every_window_of_an_action_point_journey_is_on_the_first_screen(
     windows(phones, seq, seen, "torvald blocked")
 
     assert {m["who"] for m in seen} == {"torvald", "kestrel"}, seen
+    # the creatures table fits the phone, "Conditions" and Position included (item 8)
+    fits = a.evaluate(
+        "() => { const s = document.querySelector('#creatures .scroll');"
+        " return [s.clientWidth, s.querySelector('table').scrollWidth]; }"
+    )
+    assert fits[1] <= fits[0], f"the creatures table is {fits[1]} px in {fits[0]} px"
     assert len(seen) >= 4, seen
     shoot(gm, screenshots, "phone-first-points-gm")
     shoot(a, screenshots, "phone-first-points-player")

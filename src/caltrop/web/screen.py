@@ -38,6 +38,7 @@ def environment() -> Environment:
     env.filters["odds_percent"] = odds_percent
     env.filters["number"] = number
     env.globals["creature_name"] = creature_name
+    env.tests["hopeless"] = hopeless
     return env
 
 
@@ -77,6 +78,19 @@ def odds_percent(value: Any, rounded: bool = False) -> str:
     if rounded and isinstance(value, int | float) and not isinstance(value, bool):
         return f"about {100 * value:.0f}%"
     return percent(value)
+
+
+def hopeless(option: Mapping[str, Any]) -> bool:
+    """An own-turn option whose odds are exactly 0 (it cannot succeed as things stand): still
+    offered — the rules allow it — but shown apart, after the others (issue 22 item 8). A
+    reaction's odds describe the pending roll, not the reaction, so they never make it one."""
+    odds = option.get("odds")
+    return bool(
+        option.get("legal")
+        and not option.get("reaction")
+        and isinstance(odds, Mapping)
+        and odds.get("success") == 0
+    )
 
 
 def resources_text(resources: Mapping[str, Any] | None) -> str:
