@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.screens import (
     PHONE,
+    accessibility,
     enter_dice,
     join,
     last_seq,
@@ -79,6 +80,15 @@ def record(screenshots: Path, name: str, seen: list[dict[str, Any]]) -> None:
     (screenshots / f"{name}.json").write_text(json.dumps(seen, indent=1))
 
 
+def gm_on_a_phone(gm: Page) -> None:
+    """The GM's Health table is on the first screen of a phone too."""
+    gm.set_viewport_size(PHONE)
+    gm.evaluate("window.scrollTo(0, 0)")
+    top = gm.locator("#creatures").bounding_box()
+    assert top is not None
+    assert top["y"] + 100 < PHONE["height"], f"the GM's Health table starts at {top['y']} px"
+
+
 def test_every_window_of_an_action_load_journey_is_on_the_first_screen(
     browser: Browser, server: str, screenshots: Path
 ) -> None:
@@ -91,6 +101,7 @@ def test_every_window_of_an_action_load_journey_is_on_the_first_screen(
     # Bron strikes: Aria's Team Action window opens (R15)
     seq = step(gm, lambda: press(a, "bron: strike orc-brute with sword"))
     windows(phones, seq, seen, "bron strikes: aria may help")
+    assert accessibility(b, "aria's phone in a window") == []
     seq = step(gm, lambda: press(b, "aria: help"))
     windows(phones, seq, seen, "aria helped")
     seq = step(gm, lambda: type_command(gm, "gm: pass all"))
@@ -114,6 +125,7 @@ def test_every_window_of_an_action_load_journey_is_on_the_first_screen(
     # on the first screen, under the one line of whose turn it is (was 954 px: two
     # screens of a phone, below the roll and every NPC's greyed options)
     assert top["y"] < 200, f"the GM's Health table starts at {top['y']} px"
+    gm_on_a_phone(gm)
 
 
 def test_every_window_of_an_action_point_journey_is_on_the_first_screen(
@@ -135,6 +147,7 @@ def test_every_window_of_an_action_point_journey_is_on_the_first_screen(
     windows(phones, seq, seen, "brakka declares")
     seq = step(gm, lambda: enter_dice(gm, [5]))
     windows(phones, seq, seen, "damage rolled: torvald may defend")
+    assert accessibility(a, "torvald's phone in a defence window") == []
     assert any(m["who"] == "torvald" and m["step"].startswith("damage") for m in seen), seen
     seq = step(gm, lambda: press(a, "torvald: block"))
     windows(phones, seq, seen, "torvald blocked")
@@ -156,3 +169,4 @@ def test_every_window_of_an_action_point_journey_is_on_the_first_screen(
     # on the first screen, under the one line of whose turn it is (was 954 px: two
     # screens of a phone, below the roll and every NPC's greyed options)
     assert top["y"] < 200, f"the GM's Health table starts at {top['y']} px"
+    gm_on_a_phone(gm)
