@@ -9,7 +9,8 @@ from caltrop.content import load_encounter
 from caltrop.core.commands import parse_command
 from caltrop.encounter import Encounter
 from caltrop.table import Reveal, view
-from caltrop.web.screen import positions, resources_text, screen_fragments
+from caltrop.web.headers import CONTENT_SECURITY_POLICY
+from caltrop.web.screen import hopeless, number, positions, render, resources_text, screen_fragments
 
 
 def orc_bridge(viewer: str) -> dict[str, Any]:
@@ -158,3 +159,58 @@ def test_points_and_positions_for_the_action_point_module() -> None:
     unaware = view(enc, "kestrel").as_dict()
     assert "brakka" not in [p["id"] for p in positions(unaware)]
     assert "brakka" in [p["id"] for p in positions(view(enc, "torvald").as_dict())]
+
+
+def _row(html: str, creature: str) -> str:
+    start = html.index(f'id="row-{creature}"')
+    return html[start : html.index("</tr>", start)]
+
+
+def test_a_down_creature_says_down_once() -> None:
+    """Issue 22 item 8: "0/9 (down) · down" on the GM's screen, "down · down" on a player's."""
+    enc = Encounter.begin(load_encounter("orc-bridge"), 1)
+    enc.apply(parse_command("gm: damage goblin-archer 9"))
+    gm = screen_fragments(view(enc, "gm").as_dict())
+    player = screen_fragments(view(enc, "bron").as_dict())
+    assert "0/9 (down)" in _row(gm, "goblin-archer")
+    for html in (gm, player):
+        cells = _row(html, "goblin-archer").split("<td>", 1)[1]
+        assert cells.count("down") == 1, cells
+
+
+def test_positions_are_shown_without_a_floats_binary_noise() -> None:
+    """Issue 22 item 8: ``0.30000000000000004`` on the screen; two decimals at most."""
+    assert number(0.1 + 0.2) == "0.3"
+    assert number(1.5300000000000002) == "1.53"
+    assert number(8.55) == "8.55"
+    assert number(6.0) == "6"
+    assert number(-0.001) == "0"
+    seen = view(Encounter.begin(load_encounter("bridge-duel-ap"), 1), "gm").as_dict()
+    seen["creatures"][0]["position"] = [0.1 + 0.2, 1.5300000000000002]
+    html = screen_fragments(seen)
+    assert "0.30000000000000004" not in html
+    assert "0.3, 1.53" in html
+
+
+def test_an_option_at_exactly_nought_percent_is_set_apart_after_the_others() -> None:
+    """Issue 22 item 8: options at 0.0% were offered as ordinary buttons."""
+    seen = orc_bridge("bron")
+    legal = [o for o in seen["options"]["bron"] if o["legal"]]
+    assert len(legal) >= 2
+    first, second = legal[0], legal[1]
+    first["odds"] = {"kind": "attack", "success": 0.0, "expected_damage": 0.0}
+    second["odds"] = {"kind": "attack", "success": 0.5, "expected_damage": 1.0}
+    html = screen_fragments(seen)
+    assert html.count("cannot succeed now (0%)") == 1
+    assert html.index(f'value="{second["command"]}"') < html.index(f'value="{first["command"]}"')
+    assert hopeless(first)
+    assert not hopeless(second)
+    # a reaction's odds are the pending roll's: never "cannot succeed"
+    assert not hopeless({**first, "reaction": True})
+
+
+def test_every_page_names_its_icon_inline() -> None:
+    """Issue 22 item 8: ``/favicon.ico`` 404: the icon is a data: URI the CSP allows."""
+    html = render("message.html", heading="x", message="y")
+    assert '<link rel="icon" href="data:image/svg+xml,' in html
+    assert "img-src 'self' data:" in CONTENT_SECURITY_POLICY

@@ -38,6 +38,7 @@ def environment() -> Environment:
     env.filters["odds_percent"] = odds_percent
     env.filters["number"] = number
     env.globals["creature_name"] = creature_name
+    env.tests["hopeless"] = hopeless
     return env
 
 
@@ -51,9 +52,12 @@ def render(template: str, **context: Any) -> str:
 
 
 def number(value: Any) -> str:
-    """``2.0`` → ``2``, ``8.55`` → ``8.55``."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    """``2.0`` → ``2``, ``8.55`` → ``8.55``, ``0.30000000000000004`` → ``0.3`` (a float's
+    binary noise is no number a table reads, issue 22 item 8; two decimals are kept)."""
+    if isinstance(value, float):
+        value = round(value, 2)
+        if value.is_integer():
+            return str(int(value))
     return str(value)
 
 
@@ -74,6 +78,19 @@ def odds_percent(value: Any, rounded: bool = False) -> str:
     if rounded and isinstance(value, int | float) and not isinstance(value, bool):
         return f"about {100 * value:.0f}%"
     return percent(value)
+
+
+def hopeless(option: Mapping[str, Any]) -> bool:
+    """An own-turn option whose odds are exactly 0 (it cannot succeed as things stand): still
+    offered — the rules allow it — but shown apart, after the others (issue 22 item 8). A
+    reaction's odds describe the pending roll, not the reaction, so they never make it one."""
+    odds = option.get("odds")
+    return bool(
+        option.get("legal")
+        and not option.get("reaction")
+        and isinstance(odds, Mapping)
+        and odds.get("success") == 0
+    )
 
 
 def resources_text(resources: Mapping[str, Any] | None) -> str:
@@ -117,36 +134,72 @@ def own_creature(view: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
-def positions(view: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The creatures with a position (the Action Point module), scaled into a 0..100 × 0..40
-    box for the distance map; empty when no creature has one."""
+#: the distance map's frame (issue 22 item 1): 100 units wide; as high as the creatures' spread
+#: needs, between these bounds; the padding keeps a token's circle and its label inside the frame
+MAP_WIDTH: Final = 100.0
+MAP_HEIGHT: Final = (24.0, 100.0)
+MAP_PAD_X: Final = 5.0
+MAP_PAD_Y: Final = 10.0
+#: a label is anchored at its token's start / end within this much of the left / right edge, so
+#: a name (up to ~25 units of 3-unit type) runs into the map, never out of it
+MAP_LABEL_EDGE: Final = 30.0
+
+
+def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The distance map of an Action Point encounter: its frame (``width`` × ``height``, the
+    SVG's viewBox) and a token per placed creature, the creatures' bounding box scaled to fit
+    inside the padding with the same scale on both axes (a metre is as long across as down).
+    Computed afresh from the positions of every screen, so a creature that moves stays in the
+    frame. None when no creature has a position (the Action Load module)."""
     placed = [
         (c, c["position"])
         for c in view.get("creatures", ())
         if isinstance(c.get("position"), Sequence) and not c.get("removed")
     ]
     if not placed:
-        return []
+        return None
     xs = [float(p[0]) for _, p in placed]
     ys = [float(p[1]) for _, p in placed]
-    span = max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
-    out = []
+    span_x = max(max(xs) - min(xs), 1.0)
+    span_y = max(ys) - min(ys)
+    inner_w = MAP_WIDTH - 2 * MAP_PAD_X
+    low, high = MAP_HEIGHT
+    scale = min(inner_w / span_x, (high - 2 * MAP_PAD_Y) / span_y) if span_y else inner_w / span_x
+    height = min(max(span_y * scale + 2 * MAP_PAD_Y, low), high)
+    # centre the creatures' box in the frame
+    left = (MAP_WIDTH - (max(xs) - min(xs)) * scale) / 2
+    top = (height - span_y * scale) / 2
+    tokens = []
     for c, p in placed:
-        out.append(
+        x = left + (float(p[0]) - min(xs)) * scale
+        y = top + (float(p[1]) - min(ys)) * scale
+        anchor = (
+            "start" if x < MAP_LABEL_EDGE else "end" if x > MAP_WIDTH - MAP_LABEL_EDGE else "middle"
+        )
+        tokens.append(
             {
                 "id": c["id"],
                 "name": c["name"],
                 "side": c["side"],
                 "down": c.get("down", False),
-                "x": 8 + 84 * (float(p[0]) - min(xs)) / span,
-                "y": 20 + 84 * (float(p[1]) - (min(ys) + max(ys)) / 2) / span,
+                "x": x,
+                "y": y,
+                "anchor": anchor,
+                # the label's start sits on the token's left edge, its end on its right edge
+                "dx": {"start": -3.2, "end": 3.2, "middle": 0.0}[anchor],
                 "at": f"{number(p[0])}, {number(p[1])} m",
             }
         )
     # neighbours along the map take turns to be labelled above and below their token
-    for rank, token in enumerate(sorted(out, key=lambda t: (t["x"], t["y"]))):
+    for rank, token in enumerate(sorted(tokens, key=lambda t: (t["x"], t["y"]))):
         token["below"] = rank % 2 == 1
-    return out
+    return {"width": MAP_WIDTH, "height": height, "tokens": tokens}
+
+
+def positions(view: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The map's tokens (see :func:`map_view`); empty when no creature has a position."""
+    drawn = map_view(view)
+    return list(drawn["tokens"]) if drawn else []
 
 
 def screen_context(view: Mapping[str, Any]) -> dict[str, Any]:
@@ -156,7 +209,7 @@ def screen_context(view: Mapping[str, Any]) -> dict[str, Any]:
         "gm": view.get("viewer") == "gm",
         "me": own_creature(view),
         "log": view.get("log") or [],
-        "placed": positions(view),
+        "placed": map_view(view),
         "points": view.get("module") == "action_points",
     }
 
