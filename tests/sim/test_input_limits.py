@@ -351,3 +351,11 @@ def test_sim_refuses_an_unknown_policy_or_an_empty_variant_with_one_variant_too(
     assert "Traceback" not in result.output
     for word in words:
         assert word in " ".join(result.output.split()), result.output
+
+
+def test_the_ruleset_alone_is_refused_with_an_override_error() -> None:
+    """Found by the variant fuzzer above: 'ruleset=0' named no option and raised IndexError."""
+    from caltrop.errors import OverrideError
+
+    with pytest.raises(OverrideError, match="name one of the ruleset's options"):
+        parse_variant("ruleset=0").apply(_AMBUSH)

@@ -213,6 +213,11 @@ _MODULE_NAMES: Final = {Economy.ACTION_LOAD: "Action Load", Economy.ACTION_POINT
 def _apply_one(definition: EncounterDef, override: Override) -> EncounterDef:
     path = override.path[1:] if override.path[0] == "ruleset" else override.path
     text = _short(str(override), 80)  # how error messages name it
+    if not path:  # 'ruleset=…' alone: the ruleset is a set of options, not one value
+        raise OverrideError(
+            f"{text}: name one of the ruleset's options (ruleset.load_reset=round, or "
+            "load_reset=round)"
+        )
     if len(path) == 1 and path[0] in MODULE_OPTIONS:
         module, ruling = MODULE_OPTIONS[path[0]]
         if definition.ruleset.economy is not module:
