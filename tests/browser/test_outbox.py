@@ -108,14 +108,15 @@ def test_a_refusal_over_the_socket_lands_beside_its_form(browser: Browser, serve
 def test_a_tap_whose_answer_was_lost_is_sent_again_and_applied_once(
     browser: Browser, server: str
 ) -> None:
-    """The socket drops after the server committed the tap but before its answer came: the page
-    sends it again with its command_id once reconnected; the server answers from the stored
-    answer (one event)."""
+    """The server committed the tap but its answer never came (then the socket drops): the tap
+    shows as waiting, and the page sends it again with its command_id once reconnected; the
+    server answers from the stored answer (one event)."""
     gm, links = open_table(browser, server, "Orc Bridge")
     context = browser.new_context()
     page = context.new_page()
     dropped: list[str] = []
     sent: list[str] = []
+    routes: list[tuple[WebSocketRoute, WebSocketRoute]] = []
 
     def relay(ws: WebSocketRoute) -> None:
         server_side = ws.connect_to_server()
@@ -127,19 +128,25 @@ def test_a_tap_whose_answer_was_lost_is_sent_again_and_applied_once(
         def to_page(message: str | bytes) -> None:
             if str(message).startswith("{") and not dropped:  # the first answer: lost
                 dropped.append(str(message))
-                ws.close(code=1012, reason="restarting")
-                server_side.close()
                 return
             ws.send(message)
 
         ws.on_message(to_server)
         server_side.on_message(to_page)
+        routes.append((ws, server_side))
 
     page.route_web_socket("**/ws/screen", relay)
     page.goto(links["bron"])
     live(page)
     press(page, "bron: end turn")
     expect(gm.locator("#log")).to_contain_text("bron: end turn")
+    # no answer came: after a while the tap shows as waiting (the socket looks open)
+    waiting = page.locator("#outbox .waiting-to-send")
+    expect(waiting).to_have_text(["waiting to send: bron: end turn"])
+    assert len(dropped) == 1
+    ws, server_side = routes[0]
+    ws.close(code=1012, reason="restarting")  # then the socket drops; the page reconnects
+    server_side.close()
     expect(page.locator("#log")).to_contain_text("bron: end turn")  # reconnected
     expect(page.locator("#outbox .waiting-to-send")).to_have_count(0)
     taps = [json.loads(m) for m in sent if m.startswith("{")]

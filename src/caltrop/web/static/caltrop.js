@@ -128,6 +128,7 @@
   // command_id, so the server applies it once. Before the socket ever opened (or without this
   // script) the forms post over HTTP as before.
   var KEY = "caltrop-outbox";
+  var SLOW = 2000; // ms without an answer before a sent tap shows as waiting
   var outbox = [];
   var forms = {}; // command_id -> the form it came from (while it is on the page)
   try { outbox = JSON.parse(sessionStorage.getItem(KEY) || "[]") || []; } catch (err) { outbox = []; }
@@ -236,6 +237,9 @@
       outbox.push(entry);
       save();
       sendEntry(entry);
+      // no answer soon (a socket that died without a word): show it waiting; it is sent
+      // again with its command_id once the socket is back
+      setTimeout(showOutbox, SLOW);
       return;
     }
     // made on a screen that may be stale: refused if the table moves on before it is sent
