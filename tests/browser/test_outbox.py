@@ -6,10 +6,11 @@ table moved on meanwhile; without the socket the forms still post over HTTP."""
 from __future__ import annotations
 
 import json
+import re
 
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
-from tests.browser.screens import join, last_seq, live, open_table, press, type_command
+from tests.browser.screens import join, last_seq, live, open_table, option, press, type_command
 
 
 def commands(gm: Page, base: str) -> list[str]:
@@ -176,3 +177,23 @@ def test_the_forms_use_the_page_socket_and_http_without_it(browser: Browser, ser
     expect(gm.locator("#log")).to_contain_text("aria: end turn")
     assert [u.removeprefix(server) for u in over_http] == ["/table/command"]
     assert commands(gm, server) == ["bron: end turn", "orc-brute: end turn", "aria: end turn"]
+
+
+def test_without_javascript_the_forms_still_post(browser: Browser, server: str) -> None:
+    """A browser without JavaScript posts the form itself: back to its screen, the command in
+    the log; a refusal on a page of its own, with the reason and the way back."""
+    gm, links = open_table(browser, server, "Orc Bridge")
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(links["bron"])
+    expect(page).to_have_url(re.compile(r"/table$"))
+    option(page, "bron: end turn").click()
+    expect(page).to_have_url(re.compile(r"/table$"))
+    expect(page.locator("#log")).to_contain_text("bron: end turn")
+    expect(gm.locator("#log")).to_contain_text("bron: end turn")
+    page.locator("#command-text").fill("gm: damage orc-brute 5")
+    page.locator("#command-box button[type=submit]").click()
+    expect(page.get_by_role("alert")).to_contain_text("only the GM may give it")
+    page.get_by_role("link", name="Back to the table").click()
+    expect(page.locator("#log")).to_contain_text("bron: end turn")
+    assert commands(gm, server) == ["bron: end turn"]

@@ -5,6 +5,8 @@ command_id is applied once, a stale ``expected_seq`` is refused with the reason 
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import orjson
@@ -123,3 +125,48 @@ def test_refusals_carry_the_servers_reason_and_change_nothing(client: TestClient
         socket.send_text("resync")  # the screen is still at seq 0
         assert 'data-seq="0"' in socket.receive_text()
     assert commands(client) == []
+
+
+def test_a_plain_form_post_goes_back_to_the_screen_or_shows_the_refusal(
+    client: TestClient,
+) -> None:
+    """Without JavaScript the command forms post themselves (method, action): accepted, the
+    browser is sent back to its screen; refused, a page says why and leads back."""
+    links = open_table(client)
+    bron = player(client, links["bron"])
+    screen = bron.get("/table").text
+    forms = re.findall(r"<form [^>]*/table/command[^>]*>", screen)
+    assert forms
+    for form in forms:
+        assert 'method="post" action="/table/command"' in form, form
+    gm_forms = re.findall(r"<form [^>]*/table/command[^>]*>", client.get("/table").text)
+    assert len(gm_forms) > len(forms)  # the GM's tools too
+    for form in gm_forms:
+        assert 'method="post" action="/table/command"' in form, form
+    tap = {"command": "bron: end turn", "command_id": "plain"}
+    done = bron.post("/table/command", data=tap, follow_redirects=False)
+    assert (done.status_code, done.headers["location"]) == (303, "/table")
+    refused = bron.post(
+        "/table/command",
+        data={"command": "gm: damage orc-brute 3", "command_id": "p2"},
+        follow_redirects=False,
+    )
+    assert refused.status_code == 403
+    beside = bron.post(
+        "/table/command",
+        data={"command": "gm: damage orc-brute 3", "command_id": "p3"},
+        headers={"hx-request": "true"},
+    )
+    reason = re.findall(r'<span class="refusal" role="alert">(.+)</span>', beside.text)[0]
+    shown = re.findall(r'<p class="refusal" role="alert">(.+)</p>', refused.text)[0]
+    assert html.unescape(shown) == html.unescape(reason)
+    assert "only the GM may give it" in html.unescape(shown)
+    assert '<a href="/table">Back to the table</a>' in refused.text
+    htmx = bron.post(
+        "/table/command",
+        data={"command": "bron: end turn", "command_id": "again"},
+        headers={"hx-request": "true"},
+    )  # htmx's post: the refusal beside the form, no page
+    assert htmx.status_code == 422
+    assert htmx.text.startswith('<span class="refusal" role="alert">')
+    assert commands(client) == ["bron: end turn"]

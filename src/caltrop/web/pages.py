@@ -213,9 +213,12 @@ async def table(request: Request) -> HTMLResponse:
 
 
 @router.post("/table/command", response_class=HTMLResponse, dependencies=ORIGIN_CHECKED)
-async def command(request: Request) -> HTMLResponse:
+async def command(request: Request) -> Response:
     """One command form: the answer is empty when accepted (the socket brings the new screen),
-    or the refusal's reason with its status (403 a right, 422 the rules)."""
+    or the refusal's reason with its status (403 a right, 422 the rules). A plain form post
+    (no htmx: a browser without JavaScript) is sent back to its screen, or shown the refusal
+    on a page of its own."""
+    plain = request.headers.get("hx-request") != "true"
     try:
         seat = await _page_seat(request)
         form = await request.form()
@@ -225,12 +228,21 @@ async def command(request: Request) -> HTMLResponse:
         service = _service(request)
         accepted = await run_in_threadpool(service.submit, seat, text, command_id)
     except FormError as exc:
-        return _answer(str(exc), 422, ok=False)
+        return _refused(str(exc), 422, plain=plain)
     except RefusalError as exc:
-        return _answer(exc.reason, exc.status, ok=False)
+        return _refused(exc.reason, exc.status, plain=plain)
     if not accepted.replayed:
         await _hub(request).poke(seat.table_id)
-    return _answer("")
+    return RedirectResponse("/table", status_code=303) if plain else _answer("")
+
+
+def _refused(reason: str, status: int, *, plain: bool) -> HTMLResponse:
+    """A refused command form: its reason beside the form (htmx), or on a page with the way
+    back to the screen (a plain form post)."""
+    if not plain:
+        return _answer(reason, status, ok=False)
+    page = render("message.html", heading="Not done", message=reason, back="/table")
+    return HTMLResponse(page, status)
 
 
 @router.post("/table/visibility", response_class=HTMLResponse, dependencies=ORIGIN_CHECKED)
