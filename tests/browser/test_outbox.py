@@ -197,3 +197,48 @@ def test_without_javascript_the_forms_still_post(browser: Browser, server: str) 
     page.get_by_role("link", name="Back to the table").click()
     expect(page.locator("#log")).to_contain_text("bron: end turn")
     assert commands(gm, server) == ["bron: end turn"]
+
+
+def test_a_tap_while_the_socket_reconnects_waits_even_across_a_reload(
+    browser: Browser, server: str
+) -> None:
+    """The server's socket keeps dropping (1012, as a restart does) while the phone is online:
+    a tap waits, still waits after a reload (the outbox is kept for the tab), and is applied
+    once the socket stays up."""
+    gm, links = open_table(browser, server, "Orc Bridge")
+    context = browser.new_context()
+    page = context.new_page()
+    blocked: list[bool] = [False]
+    opened: list[WebSocketRoute] = []
+    errors = thrown(page)
+
+    def gate(ws: WebSocketRoute) -> None:
+        if blocked[0]:
+            ws.close(code=1012, reason="restarting")
+        else:
+            ws.connect_to_server()  # messages pass through both ways
+            opened.append(ws)
+
+    page.route_web_socket("**/ws/screen", gate)
+    page.goto(links["bron"])
+    live(page)
+    made = posts(page)
+    blocked[0] = True
+    gm_seq = last_seq(gm)
+    opened[-1].close(code=1012, reason="restarting")  # the page retries, refused each time
+    expect(page.locator("#badge")).to_be_visible()
+    press(page, "bron: end turn")
+    waiting = page.locator("#outbox .waiting-to-send")
+    expect(waiting).to_have_text(["waiting to send: bron: end turn"])
+    page.reload()
+    expect(page.locator("#badge")).to_be_visible()
+    expect(waiting).to_have_text(["waiting to send: bron: end turn"])  # kept for the tab
+    assert commands(gm, server) == []
+    assert last_seq(gm) == gm_seq
+    blocked[0] = False  # the server is back: the page's next retry stays up
+    expect(waiting).to_have_count(0, timeout=15_000)
+    expect(page.locator("#badge")).to_be_hidden()
+    expect(gm.locator("#log")).to_contain_text("bron: end turn")
+    assert commands(gm, server) == ["bron: end turn"]
+    assert made == []
+    assert errors == []
