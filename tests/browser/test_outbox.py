@@ -86,9 +86,10 @@ def test_an_offline_tap_is_refused_with_the_reason_if_the_table_moved_on(
     expect(bron.locator("#outbox .waiting-to-send")).to_have_count(0)
     assert last_seq(bron) == 1
     assert commands(gm, server) == ["gm: damage orc-brute 1"]
-    # the player looks again and taps again: applied
+    # the player looks again and taps again: applied, and the refusal goes
     press(bron, "bron: end turn")
     expect(gm.locator("#log")).to_contain_text("bron: end turn")
+    expect(refusal).to_have_count(0)
     assert commands(gm, server) == ["gm: damage orc-brute 1", "bron: end turn"]
     assert errors == []
 

@@ -217,6 +217,8 @@
     outbox.forEach(sendEntry);
   }
   function tap(form, formData) {
+    var notices = outboxList().querySelectorAll(".refusal"); // the last refusals were read
+    for (var n = 0; n < notices.length; n++) { notices[n].remove(); }
     var fields = fieldsOf(formData);
     var id = (fields.command_id || [""])[0];
     for (var i = 0; i < outbox.length; i++) {
