@@ -10,7 +10,9 @@ the service, and renders :mod:`caltrop.web.screen`'s templates from the view mod
   screen shows the GM recovery link and each seat's link and QR code, once;
 * ``GET /table`` — the seat's screen (the GM's or a player's);
 * ``POST /table/command`` — a command form (``command`` + ``command_id``, or a GM tool form):
-  committed and broadcast; a refusal answers 403/422 with the server's reason as HTML;
+  committed and broadcast; a refusal answers 403/422 with the server's reason as HTML (the pages
+  post here only where their socket never opened; a browser without JavaScript posts the form
+  itself and is sent back to ``/table``, or shown the refusal on a page);
 * ``POST /table/visibility``, ``POST /table/seats/ID/reissue``, ``POST /table/encounters`` —
   the GM's controls;
 * ``WS /ws/screen`` — the page socket (cookie, ``Origin`` checked): on connect the whole screen,
