@@ -10,12 +10,19 @@ the service, and renders :mod:`caltrop.web.screen`'s templates from the view mod
   screen shows the GM recovery link and each seat's link and QR code, once;
 * ``GET /table`` — the seat's screen (the GM's or a player's);
 * ``POST /table/command`` — a command form (``command`` + ``command_id``, or a GM tool form):
-  committed and broadcast; a refusal answers 403/422 with the server's reason as HTML;
+  committed and broadcast; a refusal answers 403/422 with the server's reason as HTML (the pages
+  post here only where their socket never opened; a browser without JavaScript posts the form
+  itself and is sent back to ``/table``, or shown the refusal on a page);
 * ``POST /table/visibility``, ``POST /table/seats/ID/reissue``, ``POST /table/encounters`` —
   the GM's controls;
 * ``WS /ws/screen`` — the page socket (cookie, ``Origin`` checked): on connect the whole screen,
   then every view as HTML fragments swapped by id; a ``resync`` message sends the whole screen
-  again (the page sends one when it becomes visible).
+  again (the page sends one when it becomes visible). The page sends its command forms on it
+  too (issue 20 §1, issue 22 item 5): ``{"form": {field: [value, …]}, "command_id",
+  "expected_seq"?}``, read as ``POST /table/command`` reads a form and run as ``WS /ws`` runs a
+  command (:func:`caltrop.web.routes.socket.command`: the stored answer, then the broadcast),
+  answered on this socket as JSON ``{"type": "answer" | "refused", "command_id", …}`` before
+  the new screen.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any, Final
 
+import orjson
 from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
@@ -38,9 +46,10 @@ from caltrop.web import seating
 from caltrop.web.deps import ORIGIN_CHECKED, hub_of, service_of
 from caltrop.web.forms import FormError, command_text
 from caltrop.web.routes.gm import close_revoked_here
+from caltrop.web.routes.socket import command as socket_command
 from caltrop.web.routes.socket import open_seat, serve_socket
 from caltrop.web.screen import qr_svg, render, screen_context, screen_fragments
-from caltrop.web.subscriber import Outgoing
+from caltrop.web.subscriber import Outgoing, Subscriber
 from caltrop.web.text import checked_form
 
 router = APIRouter(include_in_schema=False)
@@ -207,9 +216,12 @@ async def table(request: Request) -> HTMLResponse:
 
 
 @router.post("/table/command", response_class=HTMLResponse, dependencies=ORIGIN_CHECKED)
-async def command(request: Request) -> HTMLResponse:
+async def command(request: Request) -> Response:
     """One command form: the answer is empty when accepted (the socket brings the new screen),
-    or the refusal's reason with its status (403 a right, 422 the rules)."""
+    or the refusal's reason with its status (403 a right, 422 the rules). A plain form post
+    (no htmx: a browser without JavaScript) is sent back to its screen, or shown the refusal
+    on a page of its own."""
+    plain = request.headers.get("hx-request") != "true"
     try:
         seat = await _page_seat(request)
         form = checked_form(await request.form())  # no NUL (issue 20)
@@ -219,12 +231,21 @@ async def command(request: Request) -> HTMLResponse:
         service = _service(request)
         accepted = await run_in_threadpool(service.submit, seat, text, command_id)
     except FormError as exc:
-        return _answer(str(exc), 422, ok=False)
+        return _refused(str(exc), 422, plain=plain)
     except RefusalError as exc:
-        return _answer(exc.reason, exc.status, ok=False)
+        return _refused(exc.reason, exc.status, plain=plain)
     if not accepted.replayed:
         await _hub(request).poke(seat.table_id)
-    return _answer("")
+    return RedirectResponse("/table", status_code=303) if plain else _answer("")
+
+
+def _refused(reason: str, status: int, *, plain: bool) -> HTMLResponse:
+    """A refused command form: its reason beside the form (htmx), or on a page with the way
+    back to the screen (a plain form post)."""
+    if not plain:
+        return _answer(reason, status, ok=False)
+    page = render("message.html", heading="Not done", message=reason, back="/table")
+    return HTMLResponse(page, status)
 
 
 @router.post("/table/visibility", response_class=HTMLResponse, dependencies=ORIGIN_CHECKED)
@@ -306,8 +327,12 @@ async def screen_socket(websocket: WebSocket) -> None:
             stream.join(subscriber, -1, None)
             await stream.poke(fresh=True)
 
-    async def receive(_text: str) -> None:  # every message from the page asks for a resync
-        await rejoin()
+    async def receive(text: str) -> None:
+        form = _form_message(text)
+        if form is None:  # any other message from the page asks for a resync
+            await rejoin()
+        else:
+            await screen_command(websocket, subscriber, form)
 
     async def send(message: Outgoing) -> bool:
         kind = message.kind
@@ -315,7 +340,9 @@ async def screen_socket(websocket: WebSocket) -> None:
             await websocket.send_text(_revoked_fragment())
             await websocket.close(code=1008, reason="this seat was revoked")
             return False
-        if kind == "view":  # (encounter messages: the view that follows shows them)
+        if kind in ("answer", "refused"):  # a command's answer, as JSON (caltrop.js reads it)
+            await websocket.send_text(message.text)
+        elif kind == "view":  # (encounter messages: the view that follows shows them)
             html_text = message.memo.get("screen")
             if html_text is None:  # rendered once for all the viewer's screens
                 html_text = message.memo["screen"] = screen_fragments(message.data["view"])
@@ -324,6 +351,47 @@ async def screen_socket(websocket: WebSocket) -> None:
 
     await rejoin()
     await serve_socket(websocket, subscriber, receive, send)
+
+
+def _form_message(text: str) -> dict[str, Any] | None:
+    """A command form sent on the page socket (a JSON object with ``form``), or None."""
+    if not text.startswith("{"):
+        return None
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) and "form" in data else None
+
+
+async def screen_command(
+    websocket: WebSocket, subscriber: Subscriber, data: dict[str, Any]
+) -> None:
+    """A command form over the page socket: its fields read as ``POST /table/command`` reads
+    them (:func:`caltrop.web.forms.command_text`), then the one socket command path."""
+    command_id = data.get("command_id")
+    raw = data["form"]
+    try:
+        if not isinstance(raw, dict) or not all(
+            isinstance(values, list) and all(isinstance(v, str) for v in values)
+            for values in raw.values()
+        ):
+            raise FormError("form: each field is a list of text values")
+        text = command_text(raw)
+    except FormError as exc:
+        subscriber.put(
+            {
+                "type": "refused",
+                "command_id": command_id if isinstance(command_id, str) else None,
+                "status": 422,
+                "detail": str(exc),
+            }
+        )
+        return
+    said = {"command": text, "command_id": command_id}
+    if "expected_seq" in data:
+        said["expected_seq"] = data["expected_seq"]
+    await socket_command(_service(websocket), _hub(websocket), subscriber, said)
 
 
 def _revoked_fragment() -> str:
