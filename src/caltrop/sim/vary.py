@@ -185,14 +185,14 @@ def resolve_stat(definition: EncounterDef, name: str) -> tuple[tuple[str, ...], 
     if not dot or not field or not key:
         raise VaryError(f"--vary {name!r}: write CREATURE.STAT; {listing}")
     economy = definition.ruleset.economy
+    families = _families(definition)
     ids = {c.id for c in definition.participants}
-    if name.strip() not in allowed and key not in ids:
-        raise VaryError(f"--vary {name!r} is not a stat that may be varied; {listing}")
-    try:
-        chosen = set(select_creatures(definition, key))
-    except OverrideError:
-        raise VaryError(f"--vary {name!r}: no creature {key!r}; {listing}") from None
-    creatures = [c for c in definition.participants if c.id in chosen]
+    if key in families:
+        creatures = families[key]
+    elif key in ids:
+        creatures = [c for c in definition.participants if c.id == key]
+    else:  # a side (pc, npc) or an id prefix: not one stat block
+        raise VaryError(f"--vary {name!r}: no creature {key!r}; {listing}")
     if any(field not in _creature_fields(c, economy) for c in creatures):
         raise VaryError(f"--vary {name!r} is not a stat that may be varied; {listing}")
     values = {c.id: _current(c, field) for c in creatures}
