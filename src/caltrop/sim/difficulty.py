@@ -69,15 +69,16 @@ DEFAULT_SECONDS: Final = 2.0
 #: solver and then search share the rest. On the reference engine a search fight costs some
 #: hundreds of tactical ones (measured: 190× Orc Bridge, 200–220× the Action Point examples),
 #: so search never fits what a budget leaves there, and the tactical sample takes more of it.
-TACTICAL_SHARE: Final[Mapping[str, float]] = {COMPILED: 0.6, REFERENCE: 0.85}
+TACTICAL_SHARE: Final[Mapping[str, float]] = {COMPILED: 0.6, REFERENCE: 0.8}
 #: The tactical sample within the budget, per engine: at least / at most this many encounters,
 #: in chunks of this many (so the default ``n`` is a round number, the same on most runs).
 MIN_N: Final[Mapping[str, int]] = {COMPILED: 2_000, REFERENCE: 1}
 BUDGET_MAX_N: Final[Mapping[str, int]] = {COMPILED: 20_000, REFERENCE: 2_000}
 CHUNK: Final[Mapping[str, int]] = {COMPILED: 2_000, REFERENCE: 1}
 #: A sample within the budget plays its next chunk only if this many times the longest time per
-#: encounter of a chunk so far still fits: one search fight takes up to twice another.
-MARGIN: Final = 1.5
+#: encounter of a chunk so far still fits: one search fight, or one Action Point fight on the
+#: reference engine, takes up to twice another.
+MARGIN: Final = 2.0
 #: The search sample within the budget: at most this many encounters.
 BUDGET_MAX_SEARCH_N: Final = 1_000
 #: The exact solver within the budget: at most this many chance states (its size estimate

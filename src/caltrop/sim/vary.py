@@ -14,10 +14,11 @@ same seed and ``n`` (paired: encounter *i* rolls the same streams at every value
 :func:`caltrop.sim.runner.simulate` (the compiled kernel where it can play). From the current
 value the search steps 1, 2, 4, 8 … either way until the PC win rate passes the target (once
 one way leads towards the target and the other does not, the other is dropped; a value the
-content rules refuse ends a direction at the last value they take), then bisects over the integers to two neighbours on
-either side of it. The answer is the one nearer the target, with its Wilson interval, and the
-crossing linearly interpolated between the values played, with the interval where the Wilson
-band of that curve holds the target (:func:`caltrop.sim.summary.crossing`, as ``caltrop sweep
+content rules refuse ends a direction at the last value they take), then bisects over the
+integers to two neighbours on either side of it, and plays one value beyond each (for the
+interval). The answer is the one nearer the target, with its Wilson interval, and the crossing
+linearly interpolated between the values played, with the interval where the Wilson band of
+that curve holds the target (:func:`caltrop.sim.summary.crossing`, as ``caltrop sweep
 --target``). The rate need not be monotone in a stat; the answer is then a crossing, not
 necessarily the only one (``crossings`` counts those among the values played).
 """
@@ -386,6 +387,10 @@ def _one(
         return wilson(float(result.runs[0].records.wins(Side.PC.value).sum()), n)
 
     points, around = find_value(play, valid, current, target)
+    if around is not None:  # one value either side too: the crossing's interval needs them
+        for v in (min(around) - 1, max(around) + 1):
+            if v not in points and abs(v) <= MAX_VALUE and valid(v):
+                points[v] = play(v)
     ordered = sorted(points)
     curve = [{"value": str(v), "win_rate": {"pc": points[v].as_dict()}} for v in ordered]
     cross = crossing(curve, side="pc", target=target)
