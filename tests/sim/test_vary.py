@@ -251,3 +251,44 @@ def test_an_unknown_encounter_is_refused() -> None:
     result = run("difficulty", "no-such-fight")
     assert result.exit_code == 2
     assert "Error:" in result.stderr
+
+
+def test_an_action_point_stat_is_varied_on_the_reference_engine() -> None:
+    """Not the case designed for: an Action Point encounter, played by the reference engine
+    (a handful of encounters a value here, so only the search's bookkeeping is checked)."""
+    from caltrop.content import load_encounter
+
+    definition = load_encounter("bridge-duel-ap")
+    assert "brakka.stats.resistance" in variable_stats(definition)
+    assert "brakka.evasion" not in variable_stats(definition)  # the module does not read it
+    (found,) = vary(definition, ["brakka.health"], 0.5, n=2, seed=0, workers=1)
+    assert found.engine == "reference"
+    assert found.n == 2
+    assert found.current == 14
+    assert found.value in {p.value for p in found.points}
+    assert all(p.value >= 1 for p in found.points)  # Health 0 is refused by the content rules
+
+
+def test_the_progress_bar_shows_only_past_the_budget() -> None:
+    import io
+
+    from rich.console import Console
+
+    from caltrop.cli.difficulty_command import _LazyBar
+
+    def bar(after: float) -> _LazyBar:
+        made = _LazyBar(after, quiet=False)
+        made.console = Console(file=io.StringIO(), force_terminal=True)
+        made.quiet = False
+        return made
+
+    patient = bar(3600.0)
+    patient("tactical", 10, 100)
+    assert patient.bar is None
+    late = bar(0.0)
+    late("tactical", 10, 100)
+    late("search", 1, 0)
+    assert late.bar is not None
+    assert [t.description for t in late.bar.tasks] == ["tactical", "search"]
+    assert late.bar.tasks[0].completed == 10
+    late.close()

@@ -722,9 +722,9 @@ def _search(
             per_tactical = tactical.seconds / tactical.n
             if 2 * per_tactical > left:
                 return None, (
-                    f"left out: no time left to estimate it ({left:.1f} s left of the budget, a "
-                    f"tactical fight takes {per_tactical:.2f} s in the engine); ask for it: "
-                    "--search-n N"
+                    f"left out: no time left to estimate it ({_seconds(max(0.0, left))} left of "
+                    f"the budget, a tactical fight takes {_seconds(per_tactical)} in the engine); "
+                    "ask for it: --search-n N"
                 )
         from caltrop.sim.across import search_seconds
 
@@ -732,8 +732,8 @@ def _search(
         left = deadline - time.monotonic()
         if each > left:
             return None, (
-                f"left out: about {each:,.1f} s an encounter, {max(0.0, left):.1f} s left of "
-                "the budget; ask for it: --search-n N"
+                f"left out: about {_seconds(each)} an encounter, {_seconds(max(0.0, left))} "
+                "left of the budget; ask for it: --search-n N"
             )
         began = time.monotonic()
         records = _until(
@@ -754,6 +754,11 @@ def _search(
         seconds=time.monotonic() - began,
     )
     return sample, None
+
+
+def _seconds(x: float) -> str:
+    """``0.02 s``, ``1.4 s``, ``74 s``: two significant figures, never rounded to nothing."""
+    return f"{x:.2f} s" if x < 1 else f"{x:.1f} s" if x < 10 else f"{x:,.0f} s"
 
 
 __all__ = [
