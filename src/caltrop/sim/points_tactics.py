@@ -208,6 +208,32 @@ def harm_of(total: Pmf, health: int, threat: float) -> float:
     return threat * (capped / health + kill)
 
 
+def series_of(
+    guard: Guard,
+    damage: Pmf,
+    hits: tuple[float, ...],
+    health: int,
+    defences: int,
+    cover: bool,
+    threat: float,
+) -> tuple[float, float]:
+    """(harm, P(down)) of ``len(hits)`` attacks of ``damage`` on a defender with ``guard`` and
+    ``health`` (``hits``: each attack's chance to land), the defender taking its cheapest
+    defence on the first ``defences`` of them (R40, R45): the numbers behind
+    :meth:`Planner.series`, written once for the policy and the compiled kernel's tables
+    (:mod:`caltrop.sim.fast.points_tactical`)."""
+    total = np.ones(1)
+    for n, p in enumerate(hits):
+        one = dealt_pmf(damage, guard, health, defends=n < defences, cover=cover)
+        if p < 1.0:
+            one = one * p
+            one[0] += 1.0 - p
+        total = np.convolve(total, one)
+    harm = harm_of(total, health, threat)
+    kill = float(total[health:].sum()) if health > 0 else 1.0
+    return harm, kill
+
+
 @lru_cache(maxsize=4096)
 def hit_chance(dexterity: int, favor: int, dc: int) -> float:
     """R39: a Dexterity check of (Dexterity + net Favor) d4s, at least 1 (R3), against DC."""
@@ -525,16 +551,10 @@ class Planner:
         found = self.memo.get(key)
         if found is not None:
             return found  # type: ignore[no-any-return]
-        guard = self.book.guards[target]
-        total = np.ones(1)
-        for n, p in enumerate(hits):
-            one = dealt_pmf(option.damage, guard, h, defends=n < defences, cover=cover)
-            if p < 1.0:
-                one = one * p
-                one[0] += 1.0 - p
-            total = np.convolve(total, one)
-        harm = harm_of(total, h, self.book.threat[target])
-        kill = float(total[h:].sum()) if h > 0 else 1.0
+        harm, kill = series_of(
+            self.book.guards[target], option.damage, hits, h, defences, cover,
+            self.book.threat[target],
+        )  # fmt: skip
         if len(self.memo) > 500_000:
             self.memo.clear()
         self.memo[key] = (harm, kill)
