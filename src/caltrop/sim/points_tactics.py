@@ -83,6 +83,7 @@ from caltrop.economy.action_points import PointsState, points, stat
 from caltrop.economy.base import Resources
 from caltrop.economy.points_actions import ADJACENT, UNARMED, PointsRules, melee_parts
 from caltrop.encounter import Encounter
+from caltrop.sim.harm_kernel import series_harm
 from caltrop.sim.knobs import PointsKnobs, TacticsHost
 
 Pmf = npt.NDArray[np.float64]
@@ -220,18 +221,22 @@ def series_of(
     """(harm, P(down)) of ``len(hits)`` attacks of ``damage`` on a defender with ``guard`` and
     ``health`` (``hits``: each attack's chance to land), the defender taking its cheapest
     defence on the first ``defences`` of them (R40, R45): the numbers behind
-    :meth:`Planner.series`, written once for the policy and the compiled kernel's tables
-    (:mod:`caltrop.sim.fast.points_tactical`)."""
-    total = np.ones(1)
-    for n, p in enumerate(hits):
-        one = dealt_pmf(damage, guard, health, defends=n < defences, cover=cover)
-        if p < 1.0:
-            one = one * p
-            one[0] += 1.0 - p
-        total = np.convolve(total, one)
-    harm = harm_of(total, health, threat)
-    kill = float(total[health:].sum()) if health > 0 else 1.0
-    return harm, kill
+    :meth:`Planner.series`; the sums are :func:`caltrop.sim.harm_kernel.series_harm`'s, which
+    the compiled kernel (:mod:`caltrop.sim.fast.points_tactical`) calls too."""
+    defended = dealt_pmf(damage, guard, health, defends=True, cover=cover)
+    undefended = dealt_pmf(damage, guard, health, defends=False, cover=cover)
+    size = len(hits) * (len(damage) - 1) + 1
+    harm, kill = series_harm(
+        defended,
+        undefended,
+        np.asarray(hits, np.float64),
+        defences,
+        health,
+        threat,
+        np.empty(size),
+        np.empty(size),
+    )
+    return float(harm), float(kill)
 
 
 @lru_cache(maxsize=4096)

@@ -42,7 +42,7 @@ from caltrop.economy.action_points import stat
 from caltrop.encounter.state import find_aspect
 from caltrop.sim.fast.compile import FastPathError
 from caltrop.sim.fast.points.compile import _dice_terms, is_points
-from caltrop.sim.fast.points_tactical.table import build_table
+from caltrop.sim.fast.points_tactical.table import build_table, series_batch
 from caltrop.sim.knobs import PointsKnobs
 from caltrop.sim.points_tactics import (
     Guard,
@@ -50,8 +50,8 @@ from caltrop.sim.points_tactics import (
     _expected_saving,
     attack_options,
     book,
+    dealt_pmf,
     option_losses,
-    series_of,
 )
 
 I64 = npt.NDArray[np.int64]
@@ -87,14 +87,14 @@ F_COLUMNS: Final = 4
 W_KIND, W_AP, W_CLOSE, W_FAR, W_BIT = range(5)
 W_COLUMNS: Final = 5
 # option columns (float: its mean damage in ``option_mean``)
-O_RANGED, O_AP, O_WEAPON, O_T0, O_T1, O_CONST = range(6)
-O_COLUMNS: Final = 6
+O_RANGED, O_AP, O_WEAPON, O_T0, O_T1, O_CONST, O_LEN = range(7)
+O_COLUMNS: Final = 7
 # dice term columns
 T_COUNT, T_SIDES, T_SIGN = range(3)
 
 # -- the keys of the policy's numbers (see Numbers) ------------------------------------------------
 
-K_SERIES, K_SAVING, K_LOSSES, K_HIT = 1, 2, 3, 4
+K_SERIES, K_SAVING, K_LOSSES, K_HIT, K_AGAINST = 1, 2, 3, 4, 5
 #: a hit code: the chance 1.0 (a melee blow), 0.0 (no shot), else 2 + pool * 128 + DC
 P_ONE, P_ZERO = 0, 1
 
@@ -125,33 +125,114 @@ def series_key(
 @dataclass(slots=True)
 class Numbers:
     """The policy's numbers the kernel has asked for, by key: a hash table of up to three
-    floats per key (``keys``/``values``, open addressing, -1 for empty) that only grows, worked
-    out by the Python policy's functions (:meth:`fill`)."""
+    floats per key (``keys``/``values``, open addressing, -1 for empty) that only grows (:meth:`
+    fill`). A defender's losses, a defence's saving and a hit chance are the Python policy's
+    functions' (``option_losses``, ``_expected_saving``, ``hit_chance``); the harm of a series
+    of attacks is :func:`~caltrop.sim.harm_kernel.series_harm` on the policy's ``dealt_pmf``
+    rows — what :func:`~caltrop.sim.points_tactics.series_of` computes — many at once
+    (:func:`.table.series_batch`)."""
 
     compiled: CompiledPointsTactical
-    known: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    known: set[int] = field(default_factory=set)
     keys: I64 = field(default_factory=lambda: np.full(16, -1, np.int64))
     values: F64 = field(default_factory=lambda: np.zeros((16, 3)))
     bits: int = 4
+    _new_keys: list[I64] = field(default_factory=list)
+    _new_values: list[F64] = field(default_factory=list)
+    #: the damage dealt after the defender's choice (``dealt_pmf``), a row per (target,
+    #: option, Health, defends, cover)
+    _pmf_row: dict[tuple[int, int, int, bool, bool], int] = field(default_factory=dict)
+    _pmf_rows: list[F64] = field(default_factory=list)
 
     def fill(self, wanted: npt.NDArray[np.int64]) -> int:
         """Work out every key of ``wanted`` not yet known; returns how many were new."""
-        new = 0
-        for key in {int(k) for k in np.unique(wanted) if k > 0}:
-            if key in self.known:
-                continue
-            self.known[key] = self._work_out(key)
-            new += 1
-        if new:
-            self._rebuild()
-        return new
+        fresh = [k for k in np.unique(wanted[wanted > 0]).tolist() if k not in self.known]
+        if not fresh:
+            return 0
+        series = [k for k in fresh if k >> 60 == K_SERIES]
+        against = [k for k in fresh if k >> 60 == K_AGAINST]
+        others = [k for k in fresh if k >> 60 not in (K_SERIES, K_AGAINST)]
+        if others:
+            self._add(np.asarray(others, np.int64), [self._work_out(k) for k in others])
+        if series:
+            keys = np.asarray(series, np.int64)
+            self._add(keys, self._series(keys))
+        if against:
+            keys = np.asarray(against, np.int64)
+            self._add(keys, self._against(keys))
+        self._rebuild()
+        return len(fresh)
+
+    def _add(self, keys: I64, values: object) -> None:
+        self.known.update(keys.tolist())
+        self._new_keys.append(keys)
+        self._new_values.append(np.asarray(values, np.float64).reshape(len(keys), 3))
 
     def _rebuild(self) -> None:
-        bits = max(4, (2 * len(self.known)).bit_length())
-        keys = np.fromiter(self.known, np.int64, len(self.known))
-        values = np.asarray(list(self.known.values()), np.float64).reshape(len(keys), 3)
+        keys = np.concatenate(self._new_keys)
+        values = np.concatenate(self._new_values)
+        self._new_keys, self._new_values = [keys], [values]
+        bits = max(4, (2 * len(keys)).bit_length())
         self.keys, self.values = build_table(keys, values, bits)
         self.bits = bits
+
+    def _against(self, keys: I64) -> F64:
+        """Planner.against without cover held, against a shot with 2 defences or more: the
+        plain series, or Take Cover and one defence fewer, doubled, if that harms less."""
+        body = keys & ~np.int64(7 << 60)
+        plain = self._series((K_SERIES << 60) | body)
+        one_fewer = ((((keys >> 1) & 15) - 1) << 1) | 1
+        covered = self._series((K_SERIES << 60) | (body & ~np.int64(31)) | one_fewer)
+        better = covered[:, 0] < plain[:, 0]
+        out: F64 = np.where(better[:, None], covered, plain)
+        return out
+
+    def _series(self, keys: I64) -> F64:
+        """Each series key's (harm, P(down), 0)."""
+        c = self.compiled
+        target = (keys >> 54) & 63
+        option = (keys >> 45) & 511
+        n = (keys >> 13) & 15
+        health = (keys >> 5) & 255
+        defences = (keys >> 1) & 15
+        cover = (keys & 1).astype(bool)
+        chances = {code: self._chance(code) for code in np.unique((keys >> 17) & 16383).tolist()}
+        for code in np.unique((keys >> 31) & 16383).tolist():
+            chances.setdefault(code, self._chance(code))
+        first = np.asarray([chances[x] for x in ((keys >> 31) & 16383).tolist()], np.float64)
+        later = np.asarray([chances[x] for x in ((keys >> 17) & 16383).tolist()], np.float64)
+        rows = zip(target.tolist(), option.tolist(), health.tolist(), cover.tolist(), strict=True)
+        undefended = np.empty(len(keys), np.int64)
+        defended = np.empty(len(keys), np.int64)
+        for r, (t, o, h, cv) in enumerate(rows):
+            undefended[r] = self._pmf(t, o, h, False, False)
+            defended[r] = self._pmf(t, o, h, True, cv) if defences[r] > 0 else undefended[r]
+        width = max(len(row) for row in self._pmf_rows)
+        pmfs = np.zeros((len(self._pmf_rows), width))
+        for r, row in enumerate(self._pmf_rows):
+            pmfs[r, : len(row)] = row
+        size = np.asarray([len(c.options_py[o].damage) for o in option.tolist()], np.int64)
+        threat = np.asarray([c.threat[t] for t in target.tolist()], np.float64)
+        return series_batch(
+            pmfs, size, defended, undefended, first, later, n, defences, health, threat
+        )
+
+    def _pmf(self, target: int, option: int, health: int, defends: bool, cover: bool) -> int:
+        """The row of ``dealt_pmf`` for a target at ``health`` against ``option``."""
+        key = (target, option, health, defends, cover)
+        row = self._pmf_row.get(key)
+        if row is None:
+            c = self.compiled
+            pmf = dealt_pmf(
+                c.options_py[option].damage,
+                c.guards[target],
+                health,
+                defends=defends,
+                cover=cover,
+            )
+            row = self._pmf_row[key] = len(self._pmf_rows)
+            self._pmf_rows.append(np.asarray(pmf, np.float64))
+        return row
 
     def _work_out(self, key: int) -> tuple[float, float, float]:
         c = self.compiled
@@ -159,17 +240,6 @@ class Numbers:
         if kind == K_HIT:
             pool, dc = (key >> 7) & 63, key & 127
             return (_hit(pool, dc), 0.0, 0.0)
-        if kind == K_SERIES:
-            target = (key >> 54) & 63
-            option = c.options_py[(key >> 45) & 511]
-            p1, p2 = self._chance((key >> 31) & 16383), self._chance((key >> 17) & 16383)
-            n, health = (key >> 13) & 15, (key >> 5) & 255
-            defences, cover = (key >> 1) & 15, bool(key & 1)
-            hits = (p1,) + (p2,) * (n - 1)
-            harm, kill = series_of(
-                c.guards[target], option.damage, hits, health, defences, cover, c.threat[target]
-            )
-            return (harm, kill, 0.0)
         if kind == K_SAVING:
             defender = (key >> 54) & 63
             option = c.options_py[(key >> 45) & 511]
@@ -347,7 +417,7 @@ def _option(creature: CreatureDef, option: Option, terms: list[tuple[int, int, i
     if constant < 0 or any(sign < 0 for _, _, sign in terms[t0:]) or len(option.damage) > 256:
         # the kernel's keys hold an incoming damage of 0..255
         raise FastPathError(f"{creature.id}: damage below 0 or above 255 (R38, R39)")
-    return [int(option.ranged), option.ap, weapon, t0, len(terms), constant]
+    return [int(option.ranged), option.ap, weapon, t0, len(terms), constant, len(option.damage)]
 
 
 def _creature(creature: CreatureDef, check: bool, aspect: str | None) -> list[int]:

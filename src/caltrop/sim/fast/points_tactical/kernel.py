@@ -51,6 +51,7 @@ from caltrop.sim.fast.points_tactical.compile import (
     F_SPEED,
     F_X,
     F_Y,
+    K_AGAINST,
     K_HIT,
     K_LOSSES,
     K_SAVING,
@@ -84,6 +85,8 @@ MAX_SHOOTER_STEPS = 4
 DRAW = -1
 #: keys a run may record as missing before it stops (it is played again once they are known)
 MISS_CAP = 512
+#: spots whose threat a decision remembers
+SPOTS = 96
 #: a key the kernel cannot form (a pool or a count beyond the keys' fields)
 UNSUPPORTED = -2
 
@@ -153,14 +156,16 @@ def _hit(tab, work, pool, dc):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _series(tab, work, o, p1, p2, n, target, defences, cover):  # type: ignore[no-untyped-def]
-    """Planner.series at the target's Health: (harm, P(down))."""
+def _series(tab, work, o, p1, p2, n, target, defences, cover, kind=K_SERIES):  # type: ignore[no-untyped-def]
+    """Planner.series at the target's Health: (harm, P(down)) of ``n`` attacks of option
+    ``o``, the first landing with hit code ``p1``, the others ``p2`` (with ``kind``
+    K_AGAINST: Planner.against's choice between it and Take Cover)."""
     health = work[0][target, S_HEALTH]
     if n > 15 or defences > 15 or p1 > 16383 or p2 > 16383:
         _note(work, UNSUPPORTED)
         return 0.0, 0.0
     key = (
-        (K_SERIES << 60)
+        (kind << 60)
         | (target << 54)
         | (o << 45)
         | (p1 << 31)
@@ -182,12 +187,10 @@ def _against(tab, work, o, p1, p2, n, target, defences, in_cover):  # type: igno
     defences or more, Take Cover and one defence fewer if that harms it less."""
     if in_cover:
         return _series(tab, work, o, p1, p2, n, target, defences, True)
-    plain = _series(tab, work, o, p1, p2, n, target, defences, False)
     if defences >= 2 and tab[3][o, O_RANGED] != 0:
-        covered = _series(tab, work, o, p1, p2, n, target, defences - 1, True)
-        if covered[0] < plain[0]:
-            return covered
-    return plain
+        # the better of the two for the defender, worked out with the numbers (K_AGAINST)
+        return _series(tab, work, o, p1, p2, n, target, defences, False, K_AGAINST)
+    return _series(tab, work, o, p1, p2, n, target, defences, False)
 
 
 @njit(cache=True)
@@ -351,9 +354,10 @@ def _legal_move(tab, work, i, tx, ty, off=False):  # type: ignore[no-untyped-def
 
 
 @njit(cache=True)
-def _reach(tab, work, e, sx, sy, ap, out_i, out_f):  # type: ignore[no-untyped-def]
+def _reach(tab, work, e, sx, sy, ap, out_i, out_f, chances=False):  # type: ignore[no-untyped-def]
     """Planner.reach_attacks: per option of ``e``, how many attacks on a creature at (sx, sy)
-    with ``ap`` and each one's hit code (``out_i`` rows: option, n, code; ``out_f``: chance)."""
+    with ``ap`` and each one's hit code (``out_i`` rows: option, n, code; ``out_f``: its chance,
+    with ``chances``)."""
     cre, pla, wpn, opt, span = tab[0], tab[1], tab[2], tab[3], tab[4]
     st, pos = work[0], work[1]
     d = hypot(pos[e, 0] - sx, pos[e, 1] - sy)
@@ -373,7 +377,7 @@ def _reach(tab, work, e, sx, sy, ap, out_i, out_f):  # type: ignore[no-untyped-d
                 out_i[k, 0] = o
                 out_i[k, 1] = n
                 out_i[k, 2] = _code(dex + favor, dc)
-                out_f[k] = _hit(tab, work, dex + favor, dc)
+                out_f[k] = _hit(tab, work, dex + favor, dc) if chances else 0.0
                 k += 1
         else:
             if d <= ADJ + 1e-9:
@@ -608,6 +612,9 @@ def _choose_turn(tab, work, i, rnd):  # type: ignore[no-untyped-def]
     dex = cre[i, C_DEX]
     have = st[i, S_FLOAT]
     nh0 = _threat(tab, work, i, hx, hy, harm0, has0, holds0)
+    seen, seen_xy, seen_harm, seen_has = work[16], work[17], work[18], work[19]
+    seen_holds, seen_nh = work[20], work[21]
+    seen[0] = 0
     found = False
     bv = 0.0
     w0, w1 = cre[i, C_W0], cre[i, C_W1]
@@ -664,8 +671,28 @@ def _choose_turn(tab, work, i, rnd):  # type: ignore[no-untyped-def]
                     if move_ap == 0:
                         th, tf, tl, nh = harm0, has0, holds0, nh0
                     else:
-                        nh = _threat(tab, work, i, sx, sy, harm, has, holds)
-                        th, tf, tl = harm, has, holds
+                        # the threat at a spot, worked out once per decision (a shooter's
+                        # spots away from its menace are the same for every target)
+                        slot = -1
+                        for z in range(seen[0]):
+                            if seen_xy[z, 0] == sx and seen_xy[z, 1] == sy:
+                                slot = z
+                                break
+                        if slot < 0 and seen[0] < seen_xy.shape[0]:
+                            slot = seen[0]
+                            seen[0] += 1
+                            seen_xy[slot, 0] = sx
+                            seen_xy[slot, 1] = sy
+                            seen_nh[slot] = _threat(
+                                tab, work, i, sx, sy, seen_harm[slot], seen_has[slot],
+                                seen_holds[slot],
+                            )  # fmt: skip
+                        if slot >= 0:
+                            th, tf, tl = seen_harm[slot], seen_has[slot], seen_holds[slot]
+                            nh = seen_nh[slot]
+                        else:
+                            nh = _threat(tab, work, i, sx, sy, harm, has, holds)
+                            th, tf, tl = harm, has, holds
                     cover = in_cover and move_ap == 0
                     if opt[o, O_RANGED] == 0:
                         times = rem // cost
@@ -881,7 +908,7 @@ def _attacks_left(tab, work, a, target):  # type: ignore[no-untyped-def]
     this turn, option -1 if none."""
     st, pos = work[0], work[1]
     ri, rf = work[6], work[7]
-    cnt = _reach(tab, work, a, pos[target, 0], pos[target, 1], st[a, S_AP], ri, rf)
+    cnt = _reach(tab, work, a, pos[target, 0], pos[target, 1], st[a, S_AP], ri, rf, True)
     best = -1
     bv = 0.0
     for r in range(cnt):
@@ -1269,6 +1296,12 @@ def new_work(tab):  # type: ignore[no-untyped-def]
         np.zeros(n, np.bool_),  # 13
         np.zeros(holds, np.float64),  # 14
         np.zeros((32, 5), np.float64),  # 15 spots: AP, x, y, kx, ky
+        np.zeros(1, np.int64),  # 16 threats at spots this decision: how many
+        np.zeros((SPOTS, 2), np.float64),  # 17 … the spots
+        np.zeros((SPOTS, n), np.float64),  # 18 … harm by enemy
+        np.zeros((SPOTS, n), np.bool_),  # 19 … which enemies
+        np.zeros((SPOTS, holds), np.float64),  # 20 … floating RP values
+        np.zeros(SPOTS, np.int64),  # 21 … how many
     )
 
 
@@ -1298,16 +1331,16 @@ define_loop(globals())
 
 
 @njit(cache=True, parallel=True)
-def play_listed(key0, key1, indices, tab, max_rounds, winner, rounds, out):  # type: ignore[no-untyped-def]
-    """Play encounters ``indices`` (each from its own stream), in parallel chunks of 64:
-    row ``r`` of the outputs is encounter ``indices[r]``'s."""
+def play_listed(key0, key1, indices, chunk, tab, max_rounds, winner, rounds, out):  # type: ignore[no-untyped-def]
+    """Play encounters ``indices`` (each from its own stream), in parallel chunks of ``chunk``
+    (a chunk shares its scratch state): row ``r`` of the outputs is encounter ``indices[r]``'s."""
     n = indices.shape[0]
-    chunks = (n + 63) // 64
+    chunks = (n + chunk - 1) // chunk
     for ch in prange(chunks):
         work = new_work(tab)
         standing = np.zeros(2, np.int64)
         trace = np.empty((0, TRACE_COLUMNS), np.int64)
-        for r in range(ch * 64, min(n, (ch + 1) * 64)):
+        for r in range(ch * chunk, min(n, (ch + 1) * chunk)):
             s = stream_start(key0, key1, np.uint64(indices[r]))
             w, k, rows = play_one(s, tab, work, standing, max_rounds, trace)  # noqa: F821
             winner[r] = w

@@ -117,8 +117,9 @@ def _play(
                 most: int = getattr(numba.config, "NUMBA_NUM_THREADS", before)
                 numba.set_num_threads(min(threads, most))
             try:
+                chunk = max(16, -(-m // (4 * numba.get_num_threads())))
                 kernel.play_listed(
-                    key0, key1, indices[batch], tab, max_rounds, w, r, (k, s, missing)
+                    key0, key1, indices[batch], chunk, tab, max_rounds, w, r, (k, s, missing)
                 )
             finally:
                 numba.set_num_threads(before)
