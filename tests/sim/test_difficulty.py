@@ -85,22 +85,39 @@ def test_the_budget_s_sample_is_the_first_n_encounters_of_the_seed() -> None:
     _same_as_sim(timed.tactical.as_dict(), sim)
 
 
-def test_action_point_encounters_are_played_by_the_reference_engine_and_say_so() -> None:
-    """Issue 23: Action Point encounters "use the reference engine for now and say so in one
-    line, as `caltrop sim --fast --policy tactical` does"; the figures are still sim's."""
-    args = ["--n", "3", "--seed", "2", "--search-n", "0", "--no-exact"]
+def test_action_point_encounters_are_played_by_their_compiled_kernel_as_sim_plays_them() -> None:
+    """Issue 23 item 5: compile tactical for the Action Point module and "make `caltrop
+    difficulty` use it for Action Point encounters"; the figures are `caltrop sim`'s on the same
+    seeds, and no line says another engine played."""
+    args = ["--n", "40", "--seed", "2", "--search-n", "0", "--no-exact"]
     mine = run_json("difficulty", "bridge-duel-ap", *args)
     sim = run_json(
-        "sim", "bridge-duel-ap", "--fast", "--policy", "tactical", "--n", "3", "--seed", "2"
+        "sim", "bridge-duel-ap", "--fast", "--policy", "tactical", "--n", "40", "--seed", "2"
     )
-    assert mine["tactical"]["engine"] == sim["engine"] == REFERENCE
-    assert "reference engine" in mine["tactical"]["engine_note"]
-    assert "Action Load economy only" in mine["tactical"]["engine_note"]
+    assert mine["tactical"]["engine"] == sim["engine"] == COMPILED
+    assert mine["tactical"]["engine_note"] is None
     _same_as_sim(mine["tactical"], sim)
     shown = run("difficulty", "bridge-duel-ap", *args)
     assert shown.exit_code == 0, shown.output
-    said = [line for line in shown.stderr.splitlines() if "reference engine" in line]
-    assert len(said) == 1
+    assert "reference engine" not in shown.stderr
+
+
+def test_what_no_kernel_plays_is_played_by_the_reference_engine_and_says_so() -> None:
+    """Issue 23: an encounter the compiled kernels refuse (here R38 ``multi_weapon_halving:
+    each``, which the Action Point kernel does not halve) is played by the reference engine,
+    and the answer says why in words."""
+    from dataclasses import replace
+
+    from caltrop.content import load_encounter
+    from caltrop.core.model import Halving
+
+    duel = load_encounter("bridge-duel-ap")
+    each = replace(duel, ruleset=replace(duel.ruleset, multi_weapon_halving=Halving.EACH))
+    answer = assess(each, n=2, seed=1, search_n=0, exact=False)
+    assert answer.tactical.engine == REFERENCE
+    note = answer.tactical.engine_note or ""
+    assert "reference engine" in note
+    assert "multi_weapon_halving: each" in note
 
 
 def test_search_figures_are_caltrop_sim_s_with_search_on_the_same_seed() -> None:
@@ -217,9 +234,8 @@ def test_every_bundled_encounter_gets_a_consistent_answer(name: str) -> None:
     assert answer.band in [b.name for b in BANDS]
     assert (answer.exact is None) == (answer.exact_note is not None)
     assert (answer.search is None) == (answer.search_note is not None)
-    expected = REFERENCE if definition.ruleset.economy.value == "action_points" else COMPILED
-    assert t.engine == expected
-    assert (t.engine_note is not None) == (expected == REFERENCE)
+    assert t.engine == COMPILED  # both modules' kernels play every bundled encounter
+    assert t.engine_note is None
 
 
 def test_bad_questions_are_refused() -> None:

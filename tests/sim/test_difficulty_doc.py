@@ -38,6 +38,11 @@ def test_the_documented_budget_is_the_code_s() -> None:
         f"at most {difficulty.BUDGET_MAX_N[compiled]:,} ({difficulty.BUDGET_MAX_N[reference]:,})"
         in DOC
     )
+    points = difficulty.COMPILED_POINTS
+    assert f"plays {difficulty.CHUNK[points]:,} at a time" in DOC
+    assert f"until {difficulty.TACTICAL_SHARE[points]:.0%} of the budget has gone, at least" in DOC
+    assert f"at least {difficulty.MIN_N[points]:,};" in DOC
+    assert f"{vary.DEFAULT_POINTS_N:,} on the compiled Action Point kernel" in DOC
     assert f"{difficulty.MARGIN:g} times the longest time" in DOC
     assert f"default {vary.DEFAULT_N[compiled]:,} compiled" in DOC
     assert f"{vary.DEFAULT_N[reference]} on the reference engine" in DOC

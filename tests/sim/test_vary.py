@@ -253,16 +253,16 @@ def test_an_unknown_encounter_is_refused() -> None:
     assert "Error:" in result.stderr
 
 
-def test_an_action_point_stat_is_varied_on_the_reference_engine() -> None:
-    """Not the case designed for: an Action Point encounter, played by the reference engine
-    (a handful of encounters a value here, so only the search's bookkeeping is checked)."""
+def test_an_action_point_stat_is_varied_on_the_compiled_kernel() -> None:
+    """An Action Point encounter, played by its compiled kernel (issue 23 item 5; a handful of
+    encounters a value here, so only the search's bookkeeping is checked)."""
     from caltrop.content import load_encounter
 
     definition = load_encounter("bridge-duel-ap")
     assert "brakka.stats.resistance" in variable_stats(definition)
     assert "brakka.evasion" not in variable_stats(definition)  # the module does not read it
     (found,) = vary(definition, ["brakka.health"], 0.5, n=2, seed=0, workers=1)
-    assert found.engine == "reference"
+    assert found.engine == "compiled-tactical"
     assert found.n == 2
     assert found.current == 14
     assert found.value in {p.value for p in found.points}

@@ -1,8 +1,9 @@
 """How hard is this fight? One answer a GM reads at a glance, from the rules themselves (issue 23).
 
 :func:`assess` plays the encounter under ``tactical`` on both sides (the compiled kernel of
-:mod:`caltrop.sim.fast.tactical` where it can play; the reference engine otherwise, for now
-every Action Point encounter, and :attr:`Sample.engine_note` says so), under ``search`` (the
+its module — :mod:`caltrop.sim.fast.tactical` for Action Load, :mod:`caltrop.sim.fast.
+points_tactical` for Action Points — where it can play; the reference engine otherwise, and
+:attr:`Sample.engine_note` says so), under ``search`` (the
 strong player, :mod:`caltrop.sim.search`) on a smaller sample, and solves it exactly
 (:mod:`caltrop.sim.exact`) when its size estimate says it is small. It returns a frozen
 :class:`Difficulty`: the PC win probability with its Wilson interval, exact when solved; rounds
@@ -69,12 +70,24 @@ DEFAULT_SECONDS: Final = 2.0
 #: solver and then search share the rest. On the reference engine a search fight costs some
 #: hundreds of tactical ones (measured: 190× Orc Bridge, 200–220× the Action Point examples),
 #: so search never fits what a budget leaves there, and the tactical sample takes more of it.
-TACTICAL_SHARE: Final[Mapping[str, float]] = {COMPILED: 0.6, REFERENCE: 0.8}
+#: The Action Point kernel (:mod:`caltrop.sim.fast.points_tactical`) is the compiled engine too,
+#: with a budget of its own: some 20 times slower than Action Load's per fight, and slower still
+#: while its table of the policy's numbers fills (the first fights of a process).
+COMPILED_POINTS: Final = "compiled-tactical-points"
+TACTICAL_SHARE: Final[Mapping[str, float]] = {
+    COMPILED: 0.6,
+    COMPILED_POINTS: 0.7,
+    REFERENCE: 0.8,
+}
 #: The tactical sample within the budget, per engine: at least / at most this many encounters,
 #: in chunks of this many (so the default ``n`` is a round number, the same on most runs).
-MIN_N: Final[Mapping[str, int]] = {COMPILED: 2_000, REFERENCE: 1}
-BUDGET_MAX_N: Final[Mapping[str, int]] = {COMPILED: 20_000, REFERENCE: 2_000}
-CHUNK: Final[Mapping[str, int]] = {COMPILED: 2_000, REFERENCE: 1}
+MIN_N: Final[Mapping[str, int]] = {COMPILED: 2_000, COMPILED_POINTS: 100, REFERENCE: 1}
+BUDGET_MAX_N: Final[Mapping[str, int]] = {
+    COMPILED: 20_000,
+    COMPILED_POINTS: 20_000,
+    REFERENCE: 2_000,
+}
+CHUNK: Final[Mapping[str, int]] = {COMPILED: 2_000, COMPILED_POINTS: 100, REFERENCE: 1}
 #: A sample within the budget plays its next chunk only if this many times the longest time per
 #: encounter of a chunk so far still fits: one search fight, or one Action Point fight on the
 #: reference engine, takes up to twice another.
@@ -429,6 +442,12 @@ class _Player:
     threads: int | None
     compiled: Any = None
     note: str | None = None
+    #: the key of its budget (TACTICAL_SHARE, MIN_N, …): its engine's, or COMPILED_POINTS
+    budget: str = ""
+
+    @property
+    def budget_key(self) -> str:
+        return self.budget or self.engine
 
     def play(self, start: int, stop: int) -> Records:
         if self.compiled is not None:
@@ -454,17 +473,22 @@ def _player(
     ``search``, whose playouts the kernel runs inside) the reference engine, with a note."""
     if policy == TACTICAL:
         from caltrop.sim.fast.compile import FastPathError
-        from caltrop.sim.fast.tactical import compile_tactical
+        from caltrop.sim.fast.tactical import compile_any
 
         try:
-            compiled = compile_tactical(definition)
+            compiled = compile_any(definition)
         except FastPathError as exc:
             note = (
                 "tactical played by the reference engine (slower): the compiled kernel cannot "
                 f"play it ({exc})"
             )
             return _Player(definition, policy, REFERENCE, seed, max_rounds, threads, note=note)
-        return _Player(definition, policy, COMPILED, seed, max_rounds, threads, compiled)
+        from caltrop.sim.fast.points_tactical import CompiledPointsTactical
+
+        budget = COMPILED_POINTS if isinstance(compiled, CompiledPointsTactical) else COMPILED
+        return _Player(
+            definition, policy, COMPILED, seed, max_rounds, threads, compiled, budget=budget
+        )
     return _Player(definition, policy, REFERENCE, seed, max_rounds, threads)
 
 
@@ -528,7 +552,8 @@ def _until(
 def _warm(player: _Player) -> None:
     """Load the compiled kernel (from numba's cache, or compile it) before anything is timed."""
     if player.compiled is not None:
-        player.play(0, 1)
+        # Action Points: also the first numbers of the kernel's table (its first fights)
+        player.play(0, 16 if player.budget_key == COMPILED_POINTS else 1)
 
 
 # -- the entry point ------------------------------------------------------------------------------
@@ -570,10 +595,10 @@ def assess(
     else:
         records = _until(
             tactical,
-            began + TACTICAL_SHARE[tactical.engine] * seconds,
-            least=MIN_N[tactical.engine],
-            most=BUDGET_MAX_N[tactical.engine],
-            chunk=CHUNK[tactical.engine],
+            began + TACTICAL_SHARE[tactical.budget_key] * seconds,
+            least=MIN_N[tactical.budget_key],
+            most=BUDGET_MAX_N[tactical.budget_key],
+            chunk=CHUNK[tactical.budget_key],
             progress=progress,
             stage="tactical",
         )

@@ -50,6 +50,8 @@ NOT_VARIED_STATS: Final = frozenset({"x", "y"})
 MAX_DOUBLINGS: Final = 12
 #: Encounters per value played, by default, per engine (the reference engine is ~100× slower).
 DEFAULT_N: Final = {"compiled-tactical": 5_000, "reference": 100}
+#: … and on the compiled Action Point kernel (some 20× slower than Action Load's, issue 23).
+DEFAULT_POINTS_N: Final = 500
 
 #: ``progress(stat, values played so far)``
 Progress = Callable[[str, int], None]
@@ -309,7 +311,10 @@ def vary(
         raise VaryError(f"--vary names no stat; what may be varied in {definition.name}: {allowed}")
     stats = [(name.strip(), *resolve_stat(definition, name)) for name in names]
     engine = _engine(definition)
-    size = DEFAULT_N[engine] if n is None else n
+    default = DEFAULT_N[engine]
+    if engine != "reference" and definition.ruleset.economy is Economy.ACTION_POINTS:
+        default = DEFAULT_POINTS_N
+    size = default if n is None else n
     if size < 1:
         raise VaryError(f"--vary-n is at least 1, not {size}")
     out: list[Suggestion] = []
@@ -334,10 +339,10 @@ def vary(
 
 def _engine(definition: EncounterDef) -> str:
     from caltrop.sim.fast.compile import FastPathError
-    from caltrop.sim.fast.tactical import compile_tactical
+    from caltrop.sim.fast.tactical import compile_any
 
     try:
-        compile_tactical(definition)
+        compile_any(definition)
     except FastPathError:
         return "reference"
     return "compiled-tactical"
