@@ -134,8 +134,9 @@ class Numbers:
 
     compiled: CompiledPointsTactical
     known: set[int] = field(default_factory=set)
-    keys: I64 = field(default_factory=lambda: np.full(16, -1, np.int64))
-    values: F64 = field(default_factory=lambda: np.zeros((16, 3)))
+    #: the table's slots (key, then three floats' bits) and the same memory as floats
+    keys: I64 = field(default_factory=lambda: np.full((16, 4), -1, np.int64))
+    values: F64 = field(default_factory=lambda: np.full((16, 4), -1, np.int64).view(np.float64))
     bits: int = 4
     _new_keys: list[I64] = field(default_factory=list)
     _new_values: list[F64] = field(default_factory=list)
@@ -173,7 +174,8 @@ class Numbers:
         values = np.concatenate(self._new_values)
         self._new_keys, self._new_values = [keys], [values]
         bits = max(4, (2 * len(keys)).bit_length())
-        self.keys, self.values = build_table(keys, values, bits)
+        self.keys = build_table(keys, values, bits)
+        self.values = self.keys.view(np.float64)
         self.bits = bits
 
     def _against(self, keys: I64) -> F64:

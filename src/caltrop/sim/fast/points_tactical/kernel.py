@@ -129,7 +129,7 @@ def _get(tab, work, key):  # type: ignore[no-untyped-def]
     mask = (1 << bits) - 1
     h = np.int64((np.uint64(key) * GOLD) >> np.uint64(64 - bits))
     while True:
-        k = keys[h]
+        k = keys[h, 0]
         if k == key:
             return h
         if k == -1:
@@ -152,7 +152,7 @@ def _hit(tab, work, pool, dc):  # type: ignore[no-untyped-def]
         _note(work, UNSUPPORTED)
         return 0.0
     h = _get(tab, work, (K_HIT << 60) | (pool << 7) | dc)
-    return tab[10][h, 0] if h >= 0 else 0.0
+    return tab[10][h, 1] if h >= 0 else 0.0
 
 
 @njit(cache=True)
@@ -178,7 +178,7 @@ def _series(tab, work, o, p1, p2, n, target, defences, cover, kind=K_SERIES):  #
     h = _get(tab, work, key)
     if h < 0:
         return 0.0, 0.0
-    return tab[10][h, 0], tab[10][h, 1]
+    return tab[10][h, 1], tab[10][h, 2]
 
 
 @njit(cache=True)
@@ -211,7 +211,7 @@ def _losses(tab, work, defender, incoming, health, cover, assists):  # type: ign
     if h < 0:
         return 0.0, 0.0, 0.0
     v = tab[10]
-    return v[h, 0], v[h, 1], v[h, 2]
+    return v[h, 1], v[h, 2], v[h, 3]
 
 
 @njit(cache=True)
@@ -228,7 +228,7 @@ def _saving(tab, work, defender, o, p, health, cover):  # type: ignore[no-untype
     h = _get(tab, work, key)
     if h < 0:
         return 0.0, 0.0
-    return tab[10][h, 0], tab[10][h, 1]
+    return tab[10][h, 1], tab[10][h, 2]
 
 
 # -- geometry (the policy's, with CPython's float arithmetic) ---------------------------------

@@ -14,21 +14,24 @@ GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True)
-def build_table(keys: np.ndarray, values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """The open-addressing table of ``keys`` → ``values`` (2**bits slots, -1 empty)."""
+def build_table(keys: np.ndarray, values: np.ndarray, bits: int) -> np.ndarray:
+    """The open-addressing table of ``keys`` → ``values``: 2**bits slots of four 64-bit words,
+    the key (-1: empty) and its three floats' bits (read through a float64 view), so that a
+    probe reads one cache line."""
     size = 1 << bits
-    out_k = np.full(size, -1, np.int64)
-    out_v = np.zeros((size, 3), np.float64)
+    out = np.zeros((size, 4), np.int64)
+    out[:, 0] = -1
+    floats = out.view(np.float64)
     mask = size - 1
     for r in range(keys.shape[0]):
         key = keys[r]
         h = np.int64((np.uint64(key) * GOLD) >> np.uint64(64 - bits))
-        while out_k[h] != -1:
+        while out[h, 0] != -1:
             h = (h + 1) & mask
-        out_k[h] = key
+        out[h, 0] = key
         for c in range(3):
-            out_v[h, c] = values[r, c]
-    return out_k, out_v
+            floats[h, c + 1] = values[r, c]
+    return out
 
 
 @njit(cache=True)
