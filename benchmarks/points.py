@@ -84,7 +84,7 @@ def _measure(definition: EncounterDef, sizes: Sizes) -> Row:
     )
     reference_s = time.perf_counter() - start
     k = int(reference.runs[0].records.wins(Side.PC.value).sum())
-    compiled = compile_points_tactical(definition)
+    compiled = compile_points_tactical(definition, cached=False)  # a fresh numbers table
     start = time.perf_counter()
     play_points_tactical(compiled, sizes.cold, 3, threads=THREADS)
     cold_s = time.perf_counter() - start
@@ -121,7 +121,9 @@ def run(
     console.print(environment())
     definitions = [load_encounter(name) for name in names]
     start = time.perf_counter()
-    play_points_tactical(compile_points_tactical(definitions[0]), 2, 0, threads=THREADS)
+    play_points_tactical(
+        compile_points_tactical(definitions[0], cached=False), 2, 0, threads=THREADS
+    )
     console.print(
         f"kernel first call (compile or load from numba's cache, and a fresh table) "
         f"{seconds(time.perf_counter() - start)}. Reference engine: {sizes.reference} "

@@ -35,6 +35,7 @@ from caltrop.sim.fast.points_tactical import (
     play_points_tactical,
     replay_points_tactical,
 )
+from caltrop.sim.fast.points_tactical.compile import C_HEALTH
 from caltrop.sim.runner import NPC_WINS, PC_WINS
 
 
@@ -92,7 +93,9 @@ def test_results_do_not_depend_on_threads_the_split_or_the_table() -> None:
         play_points_tactical(warm, 20, 9, threads=1),
         play_points_tactical(warm, 20, 9, first=20, threads=2),
     ]
-    cold = play_points_tactical(compile_points_tactical(definition), 40, 9, threads=1)
+    fresh = compile_points_tactical(definition, cached=False)
+    assert len(fresh.numbers.known) == 0 < len(warm.numbers.known)
+    cold = play_points_tactical(fresh, 40, 9, threads=1)
     assert np.array_equal(whole.winner, cold.winner)
     assert np.array_equal(whole.steps, cold.steps)
     assert np.array_equal(whole.health, cold.health)
@@ -112,3 +115,19 @@ def test_refuses_what_it_cannot_play_in_words() -> None:
     )
     with pytest.raises(FastPathError, match="Health 300 is beyond 0–255"):
         compile_points_tactical(big)
+
+
+def test_an_encounter_compiled_again_keeps_its_numbers_and_a_changed_one_does_not() -> None:
+    """The same definition compiled again in a process finds its table filled (a web table's
+    panel asks again after every change); any change of the definition compiles anew."""
+    definition = load_encounter("bridge-duel-ap")
+    first = compile_points_tactical(definition)
+    play_points_tactical(first, 4, 1)
+    assert compile_points_tactical(load_encounter("bridge-duel-ap")) is first
+    tougher = replace(
+        definition,
+        participants=(replace(definition.participants[0], health=20), *definition.participants[1:]),
+    )
+    other = compile_points_tactical(tougher)
+    assert other is not first
+    assert other.creatures[0, C_HEALTH] == 20

@@ -81,13 +81,13 @@ TACTICAL_SHARE: Final[Mapping[str, float]] = {
 }
 #: The tactical sample within the budget, per engine: at least / at most this many encounters,
 #: in chunks of this many (so the default ``n`` is a round number, the same on most runs).
-MIN_N: Final[Mapping[str, int]] = {COMPILED: 2_000, COMPILED_POINTS: 100, REFERENCE: 1}
+MIN_N: Final[Mapping[str, int]] = {COMPILED: 2_000, COMPILED_POINTS: 50, REFERENCE: 1}
 BUDGET_MAX_N: Final[Mapping[str, int]] = {
     COMPILED: 20_000,
     COMPILED_POINTS: 20_000,
     REFERENCE: 2_000,
 }
-CHUNK: Final[Mapping[str, int]] = {COMPILED: 2_000, COMPILED_POINTS: 100, REFERENCE: 1}
+CHUNK: Final[Mapping[str, int]] = {COMPILED: 2_000, COMPILED_POINTS: 50, REFERENCE: 1}
 #: A sample within the budget plays its next chunk only if this many times the longest time per
 #: encounter of a chunk so far still fits: one search fight, or one Action Point fight on the
 #: reference engine, takes up to twice another.

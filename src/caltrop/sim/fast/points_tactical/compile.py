@@ -311,11 +311,32 @@ class CompiledPointsTactical:
         return len(self.ids)
 
 
+#: Compiled encounters kept in this process, by their definition's text (the newest last): the
+#: same encounter compiled again (a web table's panel, a second ``assess``) finds its numbers
+#: table already filled.
+_COMPILED: dict[str, CompiledPointsTactical] = {}
+KEEP: Final = 8
+
+
 def compile_points_tactical(
-    definition: EncounterDef, knobs: PointsKnobs | None = None
+    definition: EncounterDef, knobs: PointsKnobs | None = None, *, cached: bool = True
 ) -> CompiledPointsTactical:
-    """Compile an Action Point encounter for the kernel; :class:`FastPathError` says why not."""
+    """Compile an Action Point encounter for the kernel (or, with ``cached``, find it compiled
+    in this process, numbers and all); :class:`FastPathError` says why not."""
     knobs = knobs or PointsKnobs()
+    if not cached:
+        return _compile(definition, knobs)
+    key = repr((definition, knobs))
+    found = _COMPILED.pop(key, None)
+    if found is None:
+        found = _compile(definition, knobs)
+    _COMPILED[key] = found
+    while len(_COMPILED) > KEEP:
+        del _COMPILED[next(iter(_COMPILED))]
+    return found
+
+
+def _compile(definition: EncounterDef, knobs: PointsKnobs) -> CompiledPointsTactical:
     ruleset = definition.ruleset
     name = definition.name
     if not is_points(definition):
