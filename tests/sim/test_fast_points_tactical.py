@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from caltrop.content import load_encounter
 from caltrop.core.model import EncounterDef, Halving, Initiative, OffTurn
@@ -131,3 +133,55 @@ def test_an_encounter_compiled_again_keeps_its_numbers_and_a_changed_one_does_no
     other = compile_points_tactical(tougher)
     assert other is not first
     assert other.creatures[0, C_HEALTH] == 20
+
+
+STAT_RANGES = {
+    "ap": (2, 8),
+    "rp": (0, 3),
+    "resistance": (0, 3),
+    "block_rating": (0, 4),
+    "dodge_rating": (0, 4),
+    "travel_speed": (1, 4),
+}
+
+
+@st.composite
+def _varied(draw: st.DrawFn) -> EncounterDef:
+    """Warband or Bridge Duel AP with each creature's Health and Action Point stats drawn
+    (R31 AP and RP, R35 speed, R40 ratings and Resistance), under either off-turn rule (R32)."""
+    base = load_encounter(draw(st.sampled_from(["warband-ap", "bridge-duel-ap"])))
+    creatures = []
+    for c in base.participants:
+        stats = dict(c.stats)
+        for name, (lo, hi) in STAT_RANGES.items():
+            stats[name] = draw(st.integers(lo, hi))
+        creatures.append(replace(c, health=draw(st.integers(3, 20)), stats=stats))
+    off_turn = draw(st.sampled_from([OffTurn.ANY, OffTurn.REACTIONS]))
+    return _ruled(replace(base, participants=tuple(creatures)), off_turn_actions=off_turn)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(definition=_varied(), seed=st.integers(0, 10_000))
+def test_varied_encounters_make_the_same_choices(definition: EncounterDef, seed: int) -> None:
+    """The fuzz generator of this class of defect (a choice or a rule the kernel writes
+    differently): random stat blocks, one fight each replayed in the engine."""
+    compiled = compile_points_tactical(definition, cached=False)
+    replay = replay_points_tactical(compiled, seed, 0, max_rounds=30)
+    records = play_points_tactical(compiled, 1, seed, max_rounds=30)
+    assert records.steps[0] == replay.steps
+    assert tuple(records.dealt[0]) == replay.dealt
+
+
+def test_a_pool_of_the_dc_or_more_hits_for_certain() -> None:
+    """R39 with R3: a check of ``pool`` d4s rolls at least ``pool``, so at DC ≤ pool it hits
+    for certain — the policy's hit_chance is exactly 1.0 there, for every DC the kernel's keys
+    hold; the kernel names every such pool by one code (an Aim stack may grow without end)."""
+    from caltrop.sim.fast.points_tactical.compile import hit_code
+    from caltrop.sim.points_tactics import hit_chance
+
+    for dc in range(128):
+        for pool in range(max(1, dc), 160):
+            assert hit_chance(pool, 0, dc) == 1.0, (pool, dc)
+            assert hit_code(pool, dc) == hit_code(dc, dc)
+    assert hit_chance(4, 0, 5) < 1.0
+    assert hit_code(4, 5) != hit_code(5, 5)

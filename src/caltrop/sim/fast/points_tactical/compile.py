@@ -100,8 +100,10 @@ P_ONE, P_ZERO = 0, 1
 
 
 def hit_code(pool: int, dc: int) -> int:
-    """The code of a Dexterity check of ``pool`` d4s (at least 1, R3) against ``dc`` (R39)."""
-    return 2 + max(1, pool) * 128 + dc
+    """The code of a Dexterity check of ``pool`` d4s (at least 1, R3) against ``dc`` (R39);
+    a pool of ``dc`` or more is named by ``max(1, dc)`` (it reaches ``dc`` for certain)."""
+    pool = max(1, pool)
+    return 2 + (max(1, dc) if pool >= dc else pool) * 128 + dc
 
 
 def series_key(
@@ -240,7 +242,7 @@ class Numbers:
         c = self.compiled
         kind = key >> 60
         if kind == K_HIT:
-            pool, dc = (key >> 7) & 63, key & 127
+            pool, dc = (key >> 7) & 127, key & 127
             return (_hit(pool, dc), 0.0, 0.0)
         if kind == K_SAVING:
             defender = (key >> 54) & 63

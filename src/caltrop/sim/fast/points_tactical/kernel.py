@@ -139,16 +139,25 @@ def _get(tab, work, key):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
+def _canonical(pool: int, dc: int) -> int:
+    """The pool a hit code names: at least 1 (R3); a pool of ``dc`` d4s or more always reaches
+    ``dc`` (hit_chance is exactly 1.0 there, checked for every DC the keys hold), so a larger
+    pool — an Aim stack grown over a stand-off — is named by ``max(1, dc)``."""
+    pool = max(1, pool)
+    return max(1, dc) if pool >= dc else pool
+
+
+@njit(cache=True, inline="always")
 def _code(pool: int, dc: int) -> int:
     """A hit code (``compile.hit_code``)."""
-    return 2 + max(1, pool) * 128 + dc
+    return 2 + _canonical(pool, dc) * 128 + dc
 
 
 @njit(cache=True)
 def _hit(tab, work, pool, dc):  # type: ignore[no-untyped-def]
     """hit_chance: ``pool`` d4s (at least 1) reach ``dc``."""
-    pool = max(1, pool)
-    if pool > 63 or dc > 127 or dc < 0:
+    pool = _canonical(pool, dc)
+    if pool > 126 or dc > 127 or dc < 0:
         _note(work, UNSUPPORTED)
         return 0.0
     h = _get(tab, work, (K_HIT << 60) | (pool << 7) | dc)
@@ -720,9 +729,6 @@ def _choose_turn(tab, work, i, rnd):  # type: ignore[no-untyped-def]
                     later = _code(dex + favor, dc)
                     for aims in range(0, min(MAX_AIMS, rem - cost) + 1):
                         first = _code(dex + favor + aims + held, dc)
-                        if max(1, dex + favor + aims + held) > 63:
-                            _note(work, UNSUPPORTED)
-                            first = later
                         for times in range(1, (rem - aims) // cost + 1):
                             hv, kill = _against(
                                 tab, work, o, first, later, times, t, defences, cover

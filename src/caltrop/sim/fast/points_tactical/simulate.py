@@ -134,8 +134,7 @@ def _play(
             if (wanted == kernel.UNSUPPORTED).any():
                 raise FastPathError(
                     f"{compiled.definition.name}: a fight reached a number the kernel's keys "
-                    "cannot hold (an Aim stack beyond 63 d4s, or more than 15 attacks or "
-                    "defences in one series)"
+                    "cannot hold (more than 15 attacks or defences in one series)"
                 )
             if compiled.numbers.fill(wanted) == 0:
                 raise RuntimeError("the kernel asked again for numbers it was given")
