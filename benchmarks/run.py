@@ -23,6 +23,14 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "encounter": ("benchmarks.encounter", "decisions/s of a 4 v 4 play-out; clone() vs deepcopy"),
     "fast": ("benchmarks.fast", "encounters/s of the 4 v 4 example: engine vs numba fast path"),
     "sim": ("benchmarks.sim", "simulator: encounters/s of the 4 v 4 example, reference engine"),
+    "points": (
+        "benchmarks.points",
+        "tactical on Action Point encounters: reference engine vs compiled kernel",
+    ),
+    "difficulty": (
+        "benchmarks.difficulty",
+        "caltrop difficulty: the default answer per bundled encounter; compiled vs engine",
+    ),
     "server": ("benchmarks.server", "table server: 200 tables × 5 sockets on SQLite vs WS echo"),
     "openloop": (
         "benchmarks.openloop",

@@ -70,3 +70,35 @@ def test_dice_section_runs_at_a_tiny_size() -> None:
 def test_runner_knows_the_dice_section() -> None:
     assert "dice" in SECTIONS
     assert callable(main)
+
+
+def test_difficulty_section_runs_at_a_tiny_size() -> None:
+    """The difficulty section answers, and its correctness check (the compiled kernel and the
+    reference engine estimate the same probability) passes; its time target is only reported."""
+    from benchmarks import difficulty
+
+    out = io.StringIO()
+    targets = difficulty.run(Console(file=out, width=200), quick=True, names=("duel",))
+    text = out.getvalue()
+    assert "caltrop difficulty, default" in text
+    assert "compiled" in text
+    assert [t.check for t in targets] == [False, True]
+    assert all(t.passed for t in targets if t.check)
+    assert "difficulty" in SECTIONS
+
+
+def test_points_section_runs_at_a_tiny_size() -> None:
+    """The Action Point section plays both engines on both examples and its correctness check
+    (the kernel's PC win rate inside the engine's interval) passes; its speed is only
+    reported."""
+    from benchmarks import points
+
+    out = io.StringIO()
+    sizes = points.Sizes(reference=4, cold=20, warm=40)
+    targets = points.run(Console(file=out, width=220), sizes=sizes, names=("bridge-duel-ap",))
+    text = out.getvalue()
+    assert "Bridge Duel" in text
+    assert "kernel warm" in text
+    assert [t.check for t in targets] == [True, False]
+    assert targets[0].passed, targets[0].measured
+    assert "points" in SECTIONS

@@ -316,6 +316,9 @@ def test_the_runner_plays_compiled_or_says_why_not() -> None:
     assert "npc: attack-weakest" in simple.extra["engine_note"]
     ap = simulate(load_encounter("bridge-duel-ap"), [Variant("baseline")], tactical, n=2, seed=1,
                   engine="compiled")  # fmt: skip
-    assert "cannot play it" in ap.extra["engine_note"]
-    assert "Action Load economy only" in ap.extra["engine_note"]
+    assert ap.extra == {"engine": "compiled-tactical"}  # its own kernel (issue 23 item 5)
+    each = simulate(load_encounter("bridge-duel-ap"), [parse_variant("multi_weapon_halving=each")],
+                    tactical, n=2, seed=1, engine="compiled")  # fmt: skip
+    assert "cannot play it" in each.extra["engine_note"]
+    assert "multi_weapon_halving: each" in each.extra["engine_note"]
     assert simulate(goblins, [Variant("baseline")], tactical, n=3, seed=1).extra == {}

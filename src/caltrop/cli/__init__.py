@@ -1,5 +1,5 @@
 """The ``caltrop`` command (typer + rich): ``roll``, ``odds``, ``pool``, ``table``, ``play``, ``replay``,
-``sim``, ``sweep``, ``serve`` (the table server), and for content ``validate``, ``new`` and ``examples``.
+``sim``, ``sweep``, ``difficulty``, ``serve`` (the table server), and for content ``validate``, ``new`` and ``examples``.
 
 One small module per command group; this package only assembles them. User errors (a bad
 expression, bad entered dice, a bad option) print in red on stderr and exit with code 2.
@@ -15,6 +15,7 @@ from caltrop import __version__
 from caltrop.cli import (
     content_commands,
     dice_commands,
+    difficulty_command,
     play,
     pool_command,
     serve,
@@ -41,6 +42,7 @@ app.command("play")(play.play)
 app.command("replay")(play.replay)
 app.command("sim")(sim_commands.sim)
 app.command("sweep")(sim_commands.sweep)
+app.command("difficulty")(difficulty_command.difficulty)
 app.command("validate")(content_commands.validate)
 app.command("new")(content_commands.new)
 app.command("examples")(content_commands.examples)

@@ -84,6 +84,7 @@ from caltrop.economy.points import movement
 from caltrop.economy.points.actions import ADJACENT, UNARMED, melee_parts
 from caltrop.economy.points.state import PointsState, points, stat
 from caltrop.encounter import Encounter
+from caltrop.sim.harm_kernel import series_harm
 from caltrop.sim.knobs import PointsKnobs, TacticsHost
 
 Pmf = npt.NDArray[np.float64]
@@ -207,6 +208,36 @@ def harm_of(total: Pmf, health: int, threat: float) -> float:
     capped = float(np.dot(np.minimum(k, health), total))
     kill = float(total[health:].sum())
     return threat * (capped / health + kill)
+
+
+def series_of(
+    guard: Guard,
+    damage: Pmf,
+    hits: tuple[float, ...],
+    health: int,
+    defences: int,
+    cover: bool,
+    threat: float,
+) -> tuple[float, float]:
+    """(harm, P(down)) of ``len(hits)`` attacks of ``damage`` on a defender with ``guard`` and
+    ``health`` (``hits``: each attack's chance to land), the defender taking its cheapest
+    defence on the first ``defences`` of them (R40, R45): the numbers behind
+    :meth:`Planner.series`; the sums are :func:`caltrop.sim.harm_kernel.series_harm`'s, which
+    the compiled kernel (:mod:`caltrop.sim.fast.points_tactical`) calls too."""
+    defended = dealt_pmf(damage, guard, health, defends=True, cover=cover)
+    undefended = dealt_pmf(damage, guard, health, defends=False, cover=cover)
+    size = len(hits) * (len(damage) - 1) + 1
+    harm, kill = series_harm(
+        defended,
+        undefended,
+        np.asarray(hits, np.float64),
+        defences,
+        health,
+        threat,
+        np.empty(size),
+        np.empty(size),
+    )
+    return float(harm), float(kill)
 
 
 @lru_cache(maxsize=4096)
@@ -526,16 +557,10 @@ class Planner:
         found = self.memo.get(key)
         if found is not None:
             return found  # type: ignore[no-any-return]
-        guard = self.book.guards[target]
-        total = np.ones(1)
-        for n, p in enumerate(hits):
-            one = dealt_pmf(option.damage, guard, h, defends=n < defences, cover=cover)
-            if p < 1.0:
-                one = one * p
-                one[0] += 1.0 - p
-            total = np.convolve(total, one)
-        harm = harm_of(total, h, self.book.threat[target])
-        kill = float(total[h:].sum()) if h > 0 else 1.0
+        harm, kill = series_of(
+            self.book.guards[target], option.damage, hits, h, defences, cover,
+            self.book.threat[target],
+        )  # fmt: skip
         if len(self.memo) > 500_000:
             self.memo.clear()
         self.memo[key] = (harm, kill)

@@ -12,6 +12,12 @@ import numpy as np
 from caltrop.core.model import EncounterDef
 from caltrop.errors import SimulationError
 from caltrop.sim.fast.compile import FastPathError
+from caltrop.sim.fast.points.compile import is_points
+from caltrop.sim.fast.points_tactical.compile import (
+    CompiledPointsTactical,
+    compile_points_tactical,
+)
+from caltrop.sim.fast.points_tactical.simulate import play_points_tactical
 from caltrop.sim.fast.results import _KERNEL_LOCK, CHUNK, DEFAULT_MAX_ROUNDS, _keys
 from caltrop.sim.fast.tactical.compile import CompiledTactical, compile_tactical
 from caltrop.sim.fast.tactical.tables import Knobs, TacticalTrace, _tab, steps_of
@@ -37,8 +43,21 @@ MIN_CHUNK: Final = 2048
 STEPS: Final = 50
 
 
+#: An encounter compiled for a tactical kernel: Action Load's or Action Points'.
+AnyCompiled = CompiledTactical | CompiledPointsTactical
+
+
+def compile_any(definition: EncounterDef) -> AnyCompiled:
+    """``definition`` compiled for the tactical kernel of its economy: Action Points'
+    (:mod:`caltrop.sim.fast.points_tactical`, issue 23) or Action Load's (issue 13); raises
+    :class:`FastPathError` for what neither can play."""
+    if is_points(definition):
+        return compile_points_tactical(definition)
+    return compile_tactical(definition)
+
+
 def play_tactical(
-    compiled: CompiledTactical,
+    compiled: AnyCompiled,
     n: int,
     seed: int,
     *,
@@ -56,6 +75,12 @@ def play_tactical(
 
     from caltrop.sim.fast.tactical import kernel
 
+    if isinstance(compiled, CompiledPointsTactical):
+        if knobs is not None and knobs != Knobs():
+            raise FastPathError("the Action Point kernel plays the tactical policy's defaults")
+        return play_points_tactical(
+            compiled, n, seed, first=first, threads=threads, max_rounds=max_rounds
+        )
     knobs = knobs or Knobs()
     if n < 0 or first < 0:
         raise FastPathError(f"n and first must be 0 or more, not {n} and {first}")
@@ -142,15 +167,13 @@ def chunk_size(n: int) -> int:
     return max(1, min(n, max(MIN_CHUNK, -(-n // STEPS))))
 
 
-def compile_variants(
-    definition: EncounterDef, variants: Sequence[Variant]
-) -> list[CompiledTactical]:
-    """Every variant of ``definition`` compiled, or :class:`FastPathError` naming the first that
-    cannot be (and why)."""
-    out: list[CompiledTactical] = []
+def compile_variants(definition: EncounterDef, variants: Sequence[Variant]) -> list[AnyCompiled]:
+    """Every variant of ``definition`` compiled (:func:`compile_any`), or :class:`FastPathError`
+    naming the first that cannot be (and why)."""
+    out: list[AnyCompiled] = []
     for variant in variants:
         try:
-            out.append(compile_tactical(variant.apply(definition)))
+            out.append(compile_any(variant.apply(definition)))
         except FastPathError as exc:
             if not variant.overrides:
                 raise
@@ -169,7 +192,7 @@ def simulate_tactical(
     chunk: int | None = None,
     progress: Callable[[int], None] | None = None,
     encounter_name: str | None = None,
-    compiled: Sequence[CompiledTactical] | None = None,
+    compiled: Sequence[AnyCompiled] | None = None,
 ) -> SimResult:
     """:func:`caltrop.sim.runner.simulate` with ``tactical`` on both sides, played by the
     compiled kernel: the same choices as the Python policy (tested command by command), on
