@@ -24,6 +24,7 @@ __all__ = [
     "DiceLimitError",
     "DiceSyntaxError",
     "DiceTypeError",
+    "DifficultyError",
     "FastPathError",
     "IllegalActionError",
     "InvalidActionError",
@@ -31,12 +32,14 @@ __all__ = [
     "NotDeterministicError",
     "NotFoundError",
     "OverrideError",
+    "PointsTacticalMismatchError",
     "Problem",
     "ReplayMismatchError",
     "SimulationError",
     "StateSpaceTooLargeError",
     "TacticalMismatchError",
     "UnknownPolicyError",
+    "VaryError",
 ]
 
 
@@ -172,6 +175,19 @@ class ReplayMismatchError(CaltropError):
 class TacticalMismatchError(CaltropError):
     """The engine, driven by the Python tactical policy, did not do what the compiled tactical
     kernel did (as :class:`ReplayMismatchError`, for the tactical kernel)."""
+
+
+class PointsTacticalMismatchError(CaltropError):
+    """The engine, driven by the Python tactical policy, did not do what the compiled Action
+    Point tactical kernel did (as :class:`TacticalMismatchError`, for Action Points)."""
+
+
+class DifficultyError(CaltropError, ValueError):
+    """A difficulty question that cannot be asked as put (a bad sample size, seed or budget)."""
+
+
+class VaryError(OverrideError):
+    """A ``--vary`` name that is not a whole-number stat of the encounter's creatures."""
 
 
 # -- the table's store --------------------------------------------------------------------------

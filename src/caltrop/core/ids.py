@@ -45,8 +45,3 @@ def id_problem(value: str) -> str | None:
         shown = value if len(value) <= MAX_ID else value[:MAX_ID] + "…"
         return f"expected one lowercase word of a-z, 0-9 and '-' (like goblin-2), got {shown!r}"
     return reserved_word_problem(value, "id")
-
-
-def is_id(value: str) -> bool:
-    """Whether ``value`` is a creature id (:func:`id_problem` finds nothing)."""
-    return id_problem(value) is None

@@ -39,7 +39,7 @@ from typing import Any, Final, Literal
 import numpy as np
 
 from caltrop.core.model import EncounterDef, Side
-from caltrop.errors import CaltropError
+from caltrop.errors import DifficultyError
 from caltrop.sim.exact import ExactResult, StateSpaceTooLargeError, estimate_states, reads_round
 from caltrop.sim.overrides import Variant
 from caltrop.sim.runner import (
@@ -101,10 +101,6 @@ ESTIMATE_SECONDS: Final = 0.2
 
 #: ``progress(stage, done, total)``: ``total`` 0 while a sample's size is the budget's.
 Progress = Callable[[str, int, int], None]
-
-
-class DifficultyError(CaltropError, ValueError):
-    """A difficulty question that cannot be asked as put (a bad sample size, seed or budget)."""
 
 
 # -- the bands ------------------------------------------------------------------------------------

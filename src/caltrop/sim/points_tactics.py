@@ -200,16 +200,6 @@ def dealt_pmf(
     return out
 
 
-def harm_of(total: Pmf, health: int, threat: float) -> float:
-    """:func:`caltrop.sim.tactics.harm` of a damage distribution."""
-    if health <= 0:
-        return 0.0
-    k = np.arange(len(total))
-    capped = float(np.dot(np.minimum(k, health), total))
-    kill = float(total[health:].sum())
-    return threat * (capped / health + kill)
-
-
 def series_of(
     guard: Guard,
     damage: Pmf,

@@ -32,8 +32,8 @@ from typing import Any, Final
 
 from caltrop.core.model import CreatureDef, Economy, EncounterDef, Side
 from caltrop.economy.points.state import STAT_DEFAULTS
-from caltrop.errors import CaltropError
-from caltrop.sim.overrides import MAX_VALUE, Override, OverrideError, Variant, select_creatures
+from caltrop.errors import CaltropError, VaryError
+from caltrop.sim.overrides import MAX_VALUE, Override, Variant, select_creatures
 from caltrop.sim.runner import DEFAULT_MAX_ROUNDS, default_workers, simulate
 from caltrop.sim.stats import Interval, wilson
 from caltrop.sim.summary import crossing
@@ -55,10 +55,6 @@ DEFAULT_POINTS_N: Final = 500
 
 #: ``progress(stat, values played so far)``
 Progress = Callable[[str, int], None]
-
-
-class VaryError(OverrideError):
-    """A ``--vary`` name that is not a whole-number stat of the encounter's creatures."""
 
 
 @dataclass(frozen=True, slots=True)

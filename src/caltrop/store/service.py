@@ -532,11 +532,6 @@ class Tables:
         """Per table: its current encounter's id and log head (what its sockets should know)."""
         return self.repository.heads(table_ids)
 
-    def encounter_events(self, encounter_id: int, after: int) -> list[tuple[int, dict[str, Any]]]:
-        """An encounter's raw events after ``after`` (to tell sockets; each is then shown as
-        its seat may see it)."""
-        return self.repository.events(encounter_id, after)
-
     def log_lines(self, seat: Seat, position: int | None = None) -> list[str]:
         """An encounter's log as ``caltrop replay`` reads it (the GM's export): the current
         encounter's, or the one at ``position`` (0 the night's first)."""

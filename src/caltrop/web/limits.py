@@ -103,7 +103,7 @@ def route_of(method: str, path: str) -> Route:
     return ANY
 
 
-class BodyTooLargeError(Exception):
+class _BodyTooLargeError(Exception):
     """Raised into the app's read of a body that passed its route's limit."""
 
 
@@ -186,13 +186,13 @@ class Limits:
         async def counted_receive() -> Message:
             nonlocal read, over
             if over:
-                raise BodyTooLargeError
+                raise _BodyTooLargeError
             message = await receive()
             if message["type"] == "http.request":
                 read += len(message.get("body", b""))
                 if read > route.body_bytes:
                     over = True
-                    raise BodyTooLargeError
+                    raise _BodyTooLargeError
             return message
 
         async def guarded_send(message: Message) -> None:
@@ -206,7 +206,7 @@ class Limits:
 
         try:
             await self.app(scope, counted_receive, guarded_send)
-        except BodyTooLargeError:
+        except _BodyTooLargeError:
             pass
         except Exception:
             if not over:

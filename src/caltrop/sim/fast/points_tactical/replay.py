@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from caltrop.core.commands import Act, Command, EndEncounter, EndTurn, Pass, RollTotal
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
+from caltrop.errors import PointsTacticalMismatchError as PointsTacticalMismatchError
 from caltrop.sim.fast.points_tactical import kernel as k
 from caltrop.sim.fast.points_tactical.compile import CompiledPointsTactical
 from caltrop.sim.fast.points_tactical.simulate import trace_points_tactical
@@ -34,10 +35,6 @@ _VERBS = {
     k.V_COVER: "cover",
     k.V_ASSIST: "assist",
 }
-
-
-class PointsTacticalMismatchError(AssertionError):
-    """The engine, driven by the Python tactical policy, did not do what the kernel did."""
 
 
 @dataclass(frozen=True, slots=True)

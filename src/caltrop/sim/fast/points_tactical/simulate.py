@@ -26,7 +26,7 @@ from caltrop.sim.fast.points_tactical.compile import (
     rotations,
 )
 from caltrop.sim.fast.results import _KERNEL_LOCK, DEFAULT_MAX_ROUNDS, _keys
-from caltrop.sim.runner import DRAW, NPC_WINS, PC_WINS, Records
+from caltrop.sim.results import DRAW, NPC_WINS, PC_WINS, Records
 
 #: Encounters of the first batch on a table (it grows fourfold while encounters replay).
 FIRST_BATCH: Final = 16
