@@ -895,8 +895,16 @@ class Encounter:
         return outcome
 
     def after_downing(self) -> None:
-        # Pending rolls of creatures that went down are dropped; a downed turn owner's turn ends.
-        self.pending = [p for p in self.pending if not self.down[p.roller]]
+        """Pending rolls of creatures that went down are dropped; a downed turn owner's turn ends.
+
+        Initiative rolls are kept (R30 with R48): a creature that goes down before it has rolled
+        still rolls its Speed check and keeps its place in the turn order, skipped while it is
+        down and acting there again once healed, as a creature that went down later keeps its
+        place. Dropping them left the order without its total (issue 21: the table was stuck).
+        """
+        self.pending = [
+            p for p in self.pending if p.kind is RollKind.INITIATIVE or not self.down[p.roller]
+        ]
         if not self.pending:
             self._end_downed_turn()
 

@@ -1,0 +1,192 @@
+"""Issue 21 item 3: every GM command at every reachable stage of every bundled encounter is
+applied or refused with a reason — never a traceback — and the table never gets stuck.
+
+R48: "At a table the GM adjusts what the rules do not track, in both modules, as logged and
+undoable commands: damage or heal a creature (Health stays within 0…max; 0 is down, healing
+above 0 brings it back up), set Exhaustion, Load Buffer or Load, set AP/RP/Stamina, add a
+participant mid-encounter (it joins the turn order where the GM says, or by its initiative
+roll), remove one, reorder the turn order, and set any condition or fact."
+
+A Hypothesis :class:`RuleBasedStateMachine` drives random reachable states of each bundled
+encounter — the initiative stage (R30), reaction windows (R15), the Action Point module's
+defence stages (R45) and grapple contests (R42) included — with ordinary play, rolls and GM
+commands interleaved. After every step it checks:
+
+* a command was applied, or refused with a :class:`~caltrop.errors.CaltropError` that changed
+  nothing (state and log);
+* someone can always act (``current()`` names a creature with a legal command, or dice to roll);
+* the view model (:func:`caltrop.table.view.view`) of the GM and of every player never raises;
+* the log replays to the same state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import event, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from caltrop.content import bundled_encounters, load_encounter
+from caltrop.content.catalogue import bundled_creatures
+from caltrop.content.resolve import resolve_creature
+from caltrop.core.commands import AddCreature, Command, parse_command
+from caltrop.core.model import EncounterDef, Side
+from caltrop.encounter import CHANCE, TERMINAL, Encounter
+from caltrop.errors import CaltropError
+from caltrop.table.view import view
+from tests.fuzzing import fuzz
+
+DEFINITIONS: dict[str, EncounterDef] = {
+    name: load_encounter(path) for name, path in bundled_encounters().items()
+}
+BUNDLED = sorted(bundled_creatures())
+
+#: every GM command of the README's "GM controls", with each field a hole to fill
+GM_FORMS = [
+    "gm: damage {id} {n}",
+    "gm: damage {id} 1000",
+    "gm: heal {id} {n}",
+    "gm: heal {id} 1000",
+    "gm: set {id} load {n}",
+    "gm: set {id} exhaustion {n}",
+    "gm: set {id} buffer {n}",
+    "gm: set {id} ap {n}",
+    "gm: set {id} rp {n}",
+    "gm: set {id} stamina {n}",
+    "gm: set {id} prone on",
+    "gm: set {id} prone off",
+    "gm: set {id} poisoned on",
+    "gm: set {id} aware {other} off",
+    "gm: set {id} aware {other} on",
+    "gm: set {id} sight {other} off",
+    "gm: set {id} at {n},{n}",
+    "gm: add {new}",
+    "gm: add {new} after {other}",
+    "gm: add {new} by initiative",
+    "gm: remove {id}",
+    "gm: order {order}",
+    "gm: pass all",
+    "gm: call {id} Finesse dc {n}",
+    "gm: call {id} Speed",
+    "gm: call {id} Strength dc {n}",
+    "gm: undo",
+    "gm: end encounter",
+    "roll",
+    "total {n}",
+]
+
+
+def resolved(command: Command, enc: Encounter) -> Command:
+    """``gm: add`` of a creature not in reserve, looked up among the bundled ones (the CLI's and
+    the server's rule)."""
+    reserves = {c.id for c in enc.definition.reserves}
+    if (
+        isinstance(command, AddCreature)
+        and command.creature is None
+        and command.source not in reserves
+    ):
+        return replace(command, creature=resolve_creature(command.source))
+    return command
+
+
+class GmTable(RuleBasedStateMachine):
+    """One encounter at a table, the GM interfering at any moment."""
+
+    enc: Encounter
+
+    @initialize(name=st.sampled_from(sorted(DEFINITIONS)), seed=st.integers(0, 2**16))
+    def begin(self, name: str, seed: int) -> None:
+        self.enc = Encounter.begin(DEFINITIONS[name], seed)
+        self.refused = 0
+        self.applied = 0
+
+    def _try(self, command: Command) -> None:
+        """Apply ``command`` or see it refused in words, with nothing changed."""
+        before = self.enc.to_json()
+        log = self.enc.log_lines()
+        try:
+            self.enc.apply(command)
+        except CaltropError as exc:
+            reason = str(exc)
+            assert self.enc.to_json() == before, f"{command} was refused but changed the state"
+            assert self.enc.log_lines() == log, f"{command} was refused but changed the log"
+            assert reason.strip(), f"{command}: a refusal says why"
+            self.refused += 1
+            return
+        self.applied += 1
+        self.enc.settle()  # as every table does after a command
+
+    @rule(data=st.data())
+    def play(self, data: st.DataObject) -> None:
+        """Ordinary play: whoever decides now takes one of its legal commands (or the dice)."""
+        if self.enc.current() == TERMINAL:
+            return
+        options = list(self.enc.legal_actions())
+        self._try(data.draw(st.sampled_from(options), label="play"))
+
+    @rule(data=st.data())
+    def roll_on(self, data: st.DataObject) -> None:
+        """Play on to the next roll and roll it: reaches the deeper stages quickly."""
+        for _ in range(12):
+            who = self.enc.current()
+            if who == TERMINAL:
+                return
+            options = list(self.enc.legal_actions())
+            self._try(data.draw(st.sampled_from(options), label="step"))
+            if who == CHANCE:
+                return
+
+    @rule(data=st.data())
+    def gm_command(self, data: st.DataObject) -> None:
+        """The GM interferes: any GM command, about any creature, at any stage."""
+        enc = self.enc
+        ids = [c.id for c in enc.creatures]
+        who = data.draw(st.sampled_from([*ids, "nobody"]), label="who")
+        other = data.draw(st.sampled_from([*ids, "nobody"]), label="other")
+        new = data.draw(
+            st.sampled_from([*(c.id for c in enc.definition.reserves), *BUNDLED]), label="new"
+        )
+        order_ids = [enc.creatures[i].id for i in enc.order]
+        order = ",".join(data.draw(st.permutations(order_ids), label="order")) or "nobody"
+        n = data.draw(st.integers(-2, 25), label="n")
+        form = data.draw(st.sampled_from(GM_FORMS), label="form")
+        text = form.format(id=who, other=other, new=new, order=order, n=n)
+        top = enc.pending_roll
+        event(f"stage: {top.kind.value} {top.stage}" if top else "stage: a turn")
+        try:
+            command = resolved(parse_command(text), enc)
+        except CaltropError:
+            return
+        self._try(command)
+
+    @invariant()
+    def someone_can_act(self) -> None:
+        """R48 never leaves the table stuck: the one who decides has something to do."""
+        if not hasattr(self, "enc"):
+            return
+        who = self.enc.current()
+        if who == TERMINAL:
+            return
+        assert list(self.enc.legal_actions()), f"{who} must decide but has nothing to do"
+
+    @invariant()
+    def every_view_shows(self) -> None:
+        """The view model serves every screen; it never raises on a state the engine reached."""
+        if not hasattr(self, "enc"):
+            return
+        view(self.enc, "gm")
+        for c in self.enc.creatures:
+            if c.side is Side.PC:
+                view(self.enc, c.id)
+
+    @invariant()
+    def log_replays(self) -> None:
+        if not hasattr(self, "enc"):
+            return
+        again = Encounter.replay(self.enc.initial, self.enc.events)
+        assert again.to_json() == self.enc.to_json()
+
+
+GmTable.TestCase.settings = settings(fuzz(80), stateful_step_count=30)
+TestGmTable = GmTable.TestCase
