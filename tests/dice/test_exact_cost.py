@@ -1,0 +1,128 @@
+"""Issue 21 item 6: exact odds within the dice limits cost work bounded by their size.
+
+``caltrop odds 1000d21`` is inside every dice limit (1,000 dice, 20,001 totals) and took 288 s:
+the exact counts came from one big-integer power of the packed polynomial (Karatsuba in CPython),
+and the text form's standard deviation asked for them even without ``--exact``. Now a sum of
+one kind of die is counted by a linear recurrence (``ExactPMF.dice``: one pass over half the
+totals), products of big polynomials go through libmpdec's number-theoretic transform, dice of
+one kind in an expression are one sum, and percentages never build exact counts. docs/limits.md
+("Cost of odds") states the bound; these tests check the work, never the clock.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import caltrop.dice.backends as backends
+from caltrop.dice.ast import Dice, Expr, Term
+from caltrop.dice.backends import ExactPMF
+from caltrop.dice.distribution import clear_caches, distribution
+from caltrop.dice.parse import MAX_DICE, MAX_SPAN, check_limits
+from caltrop.errors import DiceLimitError
+from tests.dice.oracles import icepool_pmf, to_icepool
+from tests.fuzzing import fuzz
+
+#: docs/limits.md: the bits of the largest exact count's denominator within the dice limits
+MAX_DENOMINATOR_BITS = 4393
+
+
+@fuzz(80)
+@given(count=st.integers(0, 40), sides=st.integers(1, 12))
+def test_the_recurrence_counts_what_the_power_counts_and_icepool_agrees(
+    count: int, sides: int
+) -> None:
+    fast = ExactPMF.dice(count, sides)
+    assert fast == ExactPMF.die(sides).power(count)
+    if count:
+        want = icepool_pmf(to_icepool(Expr((Term(1, Dice(count, sides)),))))
+        got = {fast.offset + i: Fraction(c, fast.denominator) for i, c in enumerate(fast.counts)}
+        assert {t: p for t, p in got.items() if p} == want
+
+
+def test_one_kind_of_die_never_takes_the_big_integer_power(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """1000d21, and 500d21+500d21 (one sum of one kind), are counted in one linear pass: the
+    packed power and packed products (the quadratic-plus work) are never asked for."""
+
+    def refused(*_: object) -> None:
+        raise AssertionError("the packed big-integer path was taken")
+
+    clear_caches()
+    monkeypatch.setattr(ExactPMF, "power", refused)
+    monkeypatch.setattr(backends, "_pack", refused)
+    for text in ("1000d21", "500d21+500d21", "20d1000"):
+        d = distribution(text)
+        counts, denominator = d.exact_counts()
+        assert sum(counts) == denominator
+        assert len(counts) == d.max - d.min + 1 <= MAX_SPAN + 1
+    clear_caches()
+
+
+def test_a_product_of_big_polynomials_goes_through_the_transform(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two kinds of die with big counts: one transform product, equal to the packed integer
+    product it replaces (checked at a size the packed product still does quickly)."""
+    calls: list[int] = []
+    real = backends._product_ntt
+
+    def counted(a: tuple[int, ...], b: tuple[int, ...], width: int) -> tuple[int, ...]:
+        calls.append(len(a) * len(b))
+        return real(a, b, width)
+
+    monkeypatch.setattr(backends, "_product_ntt", counted)
+    monkeypatch.setattr(backends, "_NTT_BITS", 1 << 12)
+    a, b = ExactPMF.dice(60, 21), ExactPMF.dice(50, 19)
+    width = a._width(b)
+    packed = backends._unpack(
+        backends._pack(a.counts, width) * backends._pack(b.counts, width),
+        width,
+        len(a.counts) + len(b.counts) - 1,
+    )
+    assert a.add(b).counts == packed
+    assert len(calls) == 1
+
+
+@fuzz(60)
+@given(
+    sides=st.lists(st.integers(1, 1000), min_size=1, max_size=5),
+    data=st.data(),
+)
+def test_counts_within_the_limits_stay_under_the_documented_bits(
+    sides: list[int], data: st.DataObject
+) -> None:
+    """The bound docs/limits.md states: within 1,000 dice and 20,001 totals, the exact
+    denominator (the product of every die's sides) has at most 1000·log2(21) ≈ 4,393 bits —
+    log2(1+t) is concave, so spreading the 20,000 span evenly over 1,000 dice is the worst."""
+    terms = []
+    for s in sides:
+        terms.append(Term(1, Dice(data.draw(st.integers(1, MAX_DICE), label="count"), s)))
+    expr = Expr(tuple(terms))
+    try:
+        check_limits(expr)
+    except DiceLimitError:
+        return
+    bits = sum(d.count * math.log2(d.sides) for d in expr.dice())
+    assert bits <= MAX_DENOMINATOR_BITS
+
+
+def test_the_worst_case_denominator_is_1000d21() -> None:
+    assert math.isclose(MAX_DICE * math.log2(21), MAX_DENOMINATOR_BITS, abs_tol=1)
+    check_limits(Expr((Term(1, Dice(1000, 21)),)))  # inside every limit
+    assert distribution("1000d21").exact_counts()[1].bit_length() <= MAX_DENOMINATOR_BITS + 1
+
+
+def test_percentages_never_build_the_exact_counts() -> None:
+    """The text form's mean and stdev are float64 (the exact variance is asked for only with
+    --exact): the standard deviation agrees with the exact one."""
+    clear_caches()
+    d = distribution("40d7+3d5")
+    assert d.stdev > 0
+    assert "_exact" not in d.__dict__, "stdev built the exact counts"
+    assert math.isclose(d.stdev, math.sqrt(float(d.variance_exact)), rel_tol=1e-12)
