@@ -37,6 +37,7 @@ from caltrop.content.bundled import (
 )
 from caltrop.content.catalogue import unknown_bundled
 from caltrop.content.limits import range_text, within
+from caltrop.content.pools import pool_problems
 from caltrop.content.problems import (
     ContentFileError,
     Loc,
@@ -808,6 +809,8 @@ class _Loader:
             first_at[creature.id] = i
             participants.append(creature)
         self.check_initiative(ruleset, participants, first_at, doc)
+        if ruleset is not None:
+            self.check_pools(ruleset, participants, reserves.creatures(), first_at, doc)
         self.raise_problems()
         assert ruleset is not None
         return EncounterDef(
@@ -817,6 +820,21 @@ class _Loader:
             description=model.description.strip(),
             reserves=reserves.creatures(),
         )
+
+    def check_pools(
+        self,
+        ruleset: Ruleset,
+        participants: Sequence[CreatureDef],
+        reserves: Sequence[CreatureDef],
+        first_at: dict[str, int],
+        doc: _Doc,
+    ) -> None:
+        """Every action's largest pool within the dice limits (:mod:`caltrop.content.pools`),
+        so that play never meets a roll it cannot make (issue 21)."""
+        for problem in pool_problems(ruleset, (*participants, *reserves)):
+            at = first_at.get(problem.creature)
+            loc: Loc = ("participants", at) if at is not None else ("include",)
+            self.problems.append(doc.at(loc, f"{problem.creature}: {problem.message}"))
 
     def check_initiative(
         self,
