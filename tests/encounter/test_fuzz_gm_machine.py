@@ -16,7 +16,8 @@ commands interleaved. After every step it checks:
   nothing (state and log);
 * someone can always act (``current()`` names a creature with a legal command, or dice to roll);
 * the view model (:func:`caltrop.table.view.view`) of the GM and of every player never raises;
-* the log replays to the same state.
+* the log replays to the same state;
+* the Action Load module's tables, widened by each ``gm: add`` (item 6), are those built afresh.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from caltrop.content.catalogue import bundled_creatures
 from caltrop.content.resolve import resolve_creature
 from caltrop.core.commands import AddCreature, Command, parse_command
 from caltrop.core.model import EncounterDef, Side
+from caltrop.economy.load_actions import LoadActions, _Tables
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from caltrop.errors import CaltropError
 from caltrop.table.view import view
@@ -179,6 +181,16 @@ class GmTable(RuleBasedStateMachine):
         for c in self.enc.creatures:
             if c.side is Side.PC:
                 view(self.enc, c.id)
+
+    @invariant()
+    def widened_tables_are_fresh(self) -> None:
+        """Issue 21 item 6: tables widened by ``gm: add`` are the tables built afresh."""
+        if not hasattr(self, "enc") or not isinstance(self.enc.module, LoadActions):
+            return
+        widened, again = self.enc.module.tables, _Tables(self.enc.definition)
+        assert widened.own_turn == again.own_turn
+        assert widened.reaction_choices == again.reaction_choices
+        assert widened.reactions == again.reactions
 
     @invariant()
     def log_replays(self) -> None:

@@ -59,6 +59,7 @@ from caltrop.dice.roll import EnteredDice, RngDice, roll, roll_faces
 from caltrop.economy import EconomyRules, Resources, economy_for
 from caltrop.economy.actions import actions_for
 from caltrop.economy.base import Actions, Plan
+from caltrop.economy.load_actions import LoadActions
 from caltrop.economy.outcome import Outcome, outcome_json
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.encounter import gm
@@ -780,7 +781,7 @@ class Encounter:
     def enlist(self, creature: CreatureDef) -> int:
         """R48: ``creature`` (with an id of its own) joins the encounter, in no turn order yet;
         its Load or points start as at the start of an encounter."""
-        self._redefine((*self.creatures, creature))
+        self._redefine((*self.creatures, creature), joined=True)
         i = len(self.creatures) - 1
         self._by_id[creature.id] = i
         self.health.append(creature.health)
@@ -799,11 +800,17 @@ class Encounter:
         creatures[i] = creature
         self._redefine(tuple(creatures))
 
-    def _redefine(self, creatures: tuple[CreatureDef, ...]) -> None:
+    def _redefine(self, creatures: tuple[CreatureDef, ...], *, joined: bool = False) -> None:
+        """The definition with these participants. ``joined``: they are the old ones and a
+        reinforcement after them (R48 ``gm: add``), so the module's tables grow instead of
+        being built again (an add costs the new creature's rows, not every row again)."""
         self.definition = dataclasses.replace(self.definition, participants=creatures)
         self.creatures = creatures
         self._by_id = dict(self._by_id)  # a clone may share the old one
-        self.module = actions_for(self.definition)
+        if joined and isinstance(self.module, LoadActions):
+            self.module = self.module.joined(self.definition)
+        else:
+            self.module = actions_for(self.definition)
 
     def _queue_initiative(self) -> None:
         aspect = self.definition.ruleset.initiative_aspect

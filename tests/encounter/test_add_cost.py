@@ -1,0 +1,87 @@
+"""Issue 21 item 6: ``gm: add`` costs the same work at the 150th add as at the 10th.
+
+R48: "add a participant mid-encounter (it joins the turn order where the GM says, or by its
+initiative roll)". Each add made a new definition, and the Action Load module built its tables
+for it from nothing: every creature's choices against every target, and every creature's
+reactions for every roller — the cube of the creatures per add (25 adds 12 s, 100 adds 81 s,
+205 not done in 300 s at the table). Now the tables of the definition before the add are
+widened: the new creature's rows, and one target and one roller column for each other creature
+(:meth:`caltrop.economy.load_actions.LoadActions.joined`). The tests count that work, and check
+that the widened tables are exactly the tables built afresh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from caltrop.content import load_encounter
+from caltrop.content.resolve import resolve_creature
+from caltrop.core.commands import parse_command
+from caltrop.economy import load_actions
+from caltrop.encounter import Encounter
+
+
+def _adds(enc: Encounter, n: int, *lines: str) -> None:
+    goblin = resolve_creature("goblin")
+    for k in range(n):
+        line = lines[k % len(lines)] if lines else "gm: add goblin"
+        enc.apply(replace(parse_command(line), creature=goblin))
+
+
+def test_each_add_builds_only_the_new_creatures_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scans over every creature (``_Choices.of``) an add makes: the newcomer's own actions
+    and reactions, the same number at every add; no table is built from nothing."""
+    built: list[str] = []
+    fresh: list[int] = []
+    real_of = load_actions._Choices.of.__func__  # type: ignore[attr-defined]
+    real_init = load_actions._Tables.__init__
+
+    def of(cls: type, creatures: tuple[object, ...], i: int, action: object, economy: object):  # type: ignore[no-untyped-def]
+        built.append(str(i))
+        return real_of(cls, creatures, i, action, economy)
+
+    def init(self: object, definition: object, joined: object = None) -> None:
+        if joined is None:
+            fresh.append(1)
+        real_init(self, definition, joined)  # type: ignore[arg-type]
+
+    enc = Encounter.begin(load_encounter("orc-bridge"), seed=8)
+    _adds(enc, 5)
+    monkeypatch.setattr(load_actions._Choices, "of", classmethod(of))
+    monkeypatch.setattr(load_actions._Tables, "__init__", init)
+    per_add = []
+    for _ in range(150):
+        before = len(built)
+        _adds(enc, 1)
+        per_add.append(len(built) - before)
+    assert not fresh, "an add rebuilt the tables from nothing"
+    goblin = resolve_creature("goblin")
+    rolled = sum(1 for a in goblin.actions if a.kind.value != "team")
+    reacting = sum(1 for a in goblin.actions if a.reaction)
+    assert set(per_add) == {rolled + reacting}
+    assert len(enc.creatures) == 4 + 5 + 150
+
+
+@pytest.mark.parametrize("name", ["orc-bridge", "goblin-ambush", "duel"])
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("gm: add goblin",),
+        ("gm: add goblin after {first}", "gm: add goblin"),
+    ],
+)
+def test_widened_tables_are_the_tables_built_afresh(name: str, lines: tuple[str, ...]) -> None:
+    enc = Encounter.begin(load_encounter(name), seed=3)
+    first = enc.creatures[0].id
+    _adds(enc, 12, *(line.format(first=first) for line in lines))
+    module = enc.module
+    assert isinstance(module, load_actions.LoadActions)
+    widened, again = module.tables, load_actions._Tables(enc.definition)
+    assert widened.own_turn == again.own_turn
+    assert widened.reaction_choices == again.reaction_choices
+    assert widened.reactions == again.reactions
+    assert widened.passes == again.passes
+    assert widened.end_turns == again.end_turns
+    assert widened.actions == again.actions
