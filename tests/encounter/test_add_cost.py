@@ -6,8 +6,10 @@ for it from nothing: every creature's choices against every target, and every cr
 reactions for every roller — the cube of the creatures per add (25 adds 12 s, 100 adds 81 s,
 205 not done in 300 s at the table). Now the tables of the definition before the add are
 widened: the new creature's rows, and one target and one roller column for each other creature
-(:meth:`caltrop.economy.load_actions.LoadActions.joined`). The tests count that work, and check
-that the widened tables are exactly the tables built afresh.
+(:meth:`caltrop.economy.load_actions.LoadActions.joined`). Each add also rebuilt every roller's
+reaction window (R15: the others in turn order after it), the square of the creatures; now a
+window is built when a roll first asks for it (:class:`caltrop.encounter.windows.TurnWindows`).
+The tests count that work, and check that the widened tables are exactly the tables built afresh.
 """
 
 from __future__ import annotations
@@ -15,12 +17,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from caltrop.content import load_encounter
 from caltrop.content.resolve import resolve_creature
 from caltrop.core.commands import parse_command
 from caltrop.economy import load_actions
 from caltrop.encounter import Encounter
+from caltrop.encounter.windows import TurnWindows
+from tests.fuzzing import fuzz
 
 
 def _adds(enc: Encounter, n: int, *lines: str) -> None:
@@ -85,3 +91,29 @@ def test_widened_tables_are_the_tables_built_afresh(name: str, lines: tuple[str,
     assert widened.passes == again.passes
     assert widened.end_turns == again.end_turns
     assert widened.actions == again.actions
+
+
+def test_an_add_builds_no_reaction_window_until_one_is_asked_for() -> None:
+    """R15's windows (the others in turn order after the roller) were rebuilt for every roller
+    on every change of the order, so each add cost the square of the creatures; now a window is
+    built when a roll first asks for it, and an add builds none."""
+    enc = Encounter.begin(load_encounter("orc-bridge"), seed=8)
+    _adds(enc, 30)
+    assert len(enc.windows) == 0, "an add built reaction windows nobody asked for"
+    first = enc.order[0]
+    asked = enc.windows[first]
+    assert asked == tuple(enc.order[1:])
+    assert len(enc.windows) == 1
+
+
+@fuzz(100)
+@given(order=st.permutations(range(12)).flatmap(lambda p: st.just(p[: len(p) // 2 + 1])))
+def test_a_window_is_the_turn_order_rotated_past_its_roller(order: list[int]) -> None:
+    """R15: "others, in turn order starting after the roller"; one not in the order has none."""
+    windows = TurnWindows(order)
+    for pos, roller in enumerate(order):
+        assert windows[roller] == (*order[pos + 1 :], *order[:pos])
+        assert roller not in windows[roller]
+        assert sorted((*windows[roller], roller)) == sorted(order)
+    for absent in set(range(12)) - set(order):
+        assert windows[absent] == ()

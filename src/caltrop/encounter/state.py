@@ -64,6 +64,7 @@ from caltrop.economy.outcome import Outcome, outcome_json
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.encounter import gm
 from caltrop.encounter.legal import LegalActions
+from caltrop.encounter.windows import TurnWindows
 from caltrop.errors import CaltropError, DiceLimitError, IllegalActionError, InvalidActionError
 
 _PASS_ALL: Final = PassAll()
@@ -160,7 +161,7 @@ class Encounter:
     #: the dice drawn from :attr:`rng` (one wrapper for the encounter's every roll)
     _dice: RngDice
     #: per roller: the others in turn order starting after it (who is asked in its window)
-    windows: tuple[tuple[int, ...], ...]
+    windows: TurnWindows
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -773,10 +774,7 @@ class Encounter:
     def set_order(self, order: list[int]) -> None:
         """Fix the turn order (R30, R48) and, from it, each roller's reaction window order."""
         self.order = order
-        windows: list[tuple[int, ...]] = [()] * len(self.creatures)
-        for pos, roller in enumerate(order):
-            windows[roller] = (*order[pos + 1 :], *order[:pos])
-        self.windows = tuple(windows)
+        self.windows = TurnWindows(order)  # each window built when asked (issue 21 item 6)
 
     def enlist(self, creature: CreatureDef) -> int:
         """R48: ``creature`` (with an id of its own) joins the encounter, in no turn order yet;
