@@ -57,9 +57,8 @@ from caltrop.dice.distribution import distribution
 from caltrop.dice.parse import check_limits
 from caltrop.dice.roll import EnteredDice, RngDice, roll, roll_faces
 from caltrop.economy import EconomyRules, Resources, economy_for
-from caltrop.economy.actions import actions_for
+from caltrop.economy.actions import actions_for, actions_joined
 from caltrop.economy.base import Actions, Plan
-from caltrop.economy.load_actions import LoadActions
 from caltrop.economy.outcome import Outcome, outcome_json
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.encounter import gm
@@ -805,8 +804,8 @@ class Encounter:
         self.definition = dataclasses.replace(self.definition, participants=creatures)
         self.creatures = creatures
         self._by_id = dict(self._by_id)  # a clone may share the old one
-        if joined and isinstance(self.module, LoadActions):
-            self.module = self.module.joined(self.definition)
+        if joined:
+            self.module = actions_joined(self.module, self.definition)
         else:
             self.module = actions_for(self.definition)
 
