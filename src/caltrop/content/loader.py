@@ -37,7 +37,7 @@ from caltrop.content.bundled import (
 )
 from caltrop.content.catalogue import unknown_bundled
 from caltrop.content.limits import range_text, within
-from caltrop.content.pools import pool_problems
+from caltrop.content.pools import creature_pool_problems, pool_problems
 from caltrop.content.problems import (
     ContentFileError,
     Loc,
@@ -775,7 +775,11 @@ class _Loader:
         model = doc.model
         assert isinstance(model, CreatureDocument)
         lib = self.library(doc, model.include, ("actions", "weapons"), parent)
-        return self.creature(model, doc, (), lib)
+        creature = self.creature(model, doc, (), lib)
+        if creature is not None:  # issue 21 item 4: a pool past the dice limits in any encounter
+            for problem in creature_pool_problems(creature):
+                self.problems.append(doc.at(("actions",), problem.message))
+        return creature
 
     # -- encounters ----------------------------------------------------------------------------
 

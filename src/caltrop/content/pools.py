@@ -15,22 +15,48 @@ action's extra dice (R3). The largest pool therefore takes:
 
 That expression must pass :func:`~caltrop.dice.parse.check_limits`; if not, the problem names
 the action, the weapon and the arithmetic.
+
+The Action Point module (seed 004) has no actions list; its rolls are fixed by the stat block
+(:func:`points_pool_problems`): a check, hit or contest rolls an Aspect in d4 with its Favor (R39:
++1 at close range, and the advantages a command names); a defence rolls ``block_rating`` or
+``dodge_rating`` in d4, one more for each creature that assists (R40); a melee attack's damage
+is every melee weapon it names as one (R38: halved up, together or each), a shot's its weapon's.
+
+The same rule runs where content is validated (an encounter file, a creature file, the
+definition a save log carries) and where a creature joins mid-encounter (R48 ``gm: add``,
+:func:`join_problems`), so no roll of a legal state is past the limits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from caltrop.content.limits import MAX_PARTICIPANTS
 from caltrop.core.commands import MAX_ADVANTAGES
-from caltrop.core.model import ActionDef, ActionKind, CreatureDef, Economy, Ruleset, Weapon
+from caltrop.core.model import (
+    ActionDef,
+    ActionKind,
+    CreatureDef,
+    Economy,
+    Ruleset,
+    Weapon,
+    WeaponKind,
+)
 from caltrop.core.pool import Revision
 from caltrop.dice.ast import Dice, Expr, Term
 from caltrop.dice.parse import check_limits
+from caltrop.economy.action_points import stat
+from caltrop.economy.points_actions import UNARMED, melee_damage
 from caltrop.errors import DiceLimitError
 
 #: The lowest Load ``gm: set ID load N`` allows (R48), which adds dice in the legacy revision.
 LOWEST_LOAD = -100
+#: The Favor a check or hit may gather in the Action Point module: close range (R39) and the
+#: advantages one command may name.
+POINTS_FAVOR = 1 + MAX_ADVANTAGES
+#: The creatures that may assist one defence (R40): every other creature an encounter may hold.
+ASSISTS = MAX_PARTICIPANTS - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +119,9 @@ def pool_problems(
 ) -> Iterator[PoolProblem]:
     """Each action of ``creatures`` whose largest pool (:func:`largest_pool`) is past the dice
     limits; ``others`` (the reserves) grant advantages too."""
-    if ruleset.economy is not Economy.ACTION_LOAD:
+    if ruleset.economy is Economy.ACTION_POINTS:
+        for creature in creatures:
+            yield from points_pool_problems(creature, ruleset)
         return
     creatures = tuple(creatures)
     granted = advantage_sources((*creatures, *others))
@@ -120,3 +148,68 @@ def pool_problems(
                         f"action {action.name!r}{with_weapon} could roll {expr} ({how}), past "
                         f"the dice limits: {exc}",
                     )
+
+
+def points_pools(creature: CreatureDef, ruleset: Ruleset) -> Iterator[tuple[str, Expr, str]]:
+    """Each largest roll of ``creature`` in the Action Point module: what rolls it, the
+    expression and how it is made (R38, R39, R40)."""
+    for aspect, value in creature.aspects.items():
+        yield (
+            f"a {aspect} roll",
+            Expr((Term(1, Dice(max(1, value + POINTS_FAVOR), 4)),)),
+            f"{aspect} {value} + {POINTS_FAVOR} Favor (close range and {MAX_ADVANTAGES} "
+            "advantages, R39)",
+        )
+    for mode in ("block", "dodge"):
+        rating = stat(creature, f"{mode}_rating")
+        yield (
+            f"a {mode}",
+            Expr((Term(1, Dice(max(1, rating + ASSISTS), 4)),)),
+            f"{mode}_rating {rating} + {ASSISTS} assists (R40)",
+        )
+    melee = tuple(w for w in creature.weapons if w.kind is WeaponKind.MELEE) or (UNARMED,)
+    names = "+".join(w.name for w in melee)
+    yield (
+        f"a melee attack with {names}",
+        melee_damage(creature, melee, ruleset.multi_weapon_halving),
+        f"every melee weapon as one attack (R38, {ruleset.multi_weapon_halving.value})",
+    )
+
+
+def points_pool_problems(creature: CreatureDef, ruleset: Ruleset) -> Iterator[PoolProblem]:
+    """Each roll of :func:`points_pools` past the dice limits (a shot rolls one weapon's dice,
+    which are within them as any expression is)."""
+    for what, expr, how in points_pools(creature, ruleset):
+        try:
+            check_limits(expr)
+        except DiceLimitError as exc:
+            yield PoolProblem(
+                creature.id,
+                what,
+                f"{what} could roll {expr} ({how}), past the dice limits: {exc}",
+            )
+
+
+def creature_pool_problems(creature: CreatureDef) -> Iterator[PoolProblem]:
+    """A creature file on its own, outside any encounter: each action's pool past the dice
+    limits in every encounter it could join — its Aspect, the advantages one command may name,
+    its weapon and extra dice (the least :func:`largest_pool` adds in any ruleset of the Action
+    Load economy; an encounter, or ``gm: add``, checks the rest)."""
+    current = Ruleset(name="any", economy=Economy.ACTION_LOAD)
+    yield from pool_problems(current, (creature,)) if creature.actions else ()
+
+
+def join_problems(
+    ruleset: Ruleset, present: Sequence[CreatureDef], newcomer: CreatureDef
+) -> Iterator[PoolProblem]:
+    """R48 ``gm: add``: the pools past the dice limits once ``newcomer`` joins ``present`` (the
+    participants and reserves): the newcomer's own, and — if it brings a source of advantage the
+    encounter had not (R14: each source once) — everyone's, which that source enlarges."""
+    if ruleset.economy is Economy.ACTION_POINTS:
+        yield from points_pool_problems(newcomer, ruleset)
+        return
+    before = advantage_sources(present)
+    if advantage_sources((*present, newcomer)) > before:
+        yield from pool_problems(ruleset, (newcomer, *present))
+    else:
+        yield from pool_problems(ruleset, (newcomer,), present)
