@@ -14,8 +14,13 @@ roll too, and the order was then sorted by a total it never rolled (``AssertionE
 
 from __future__ import annotations
 
-import pytest
+import json
+from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner, Result
+
+from caltrop.cli import app
 from caltrop.content import load_encounter
 from caltrop.core.commands import RollDice, parse_command
 from caltrop.encounter import CHANCE, Encounter, RollKind
@@ -73,3 +78,32 @@ def test_everyone_of_one_side_downed_during_initiative_ends_the_encounter() -> N
     assert enc.winner is not None
     assert enc.winner.value == "pc"
     assert not enc.pending
+
+
+@pytest.mark.parametrize(("name", "creatures"), [("bridge-duel-ap", 4), ("warband-ap", 6)])
+def test_the_issues_session_at_the_terminal_plays_resumes_and_undoes(
+    tmp_path: Path, name: str, creatures: int
+) -> None:
+    """The issue's own steps, at the terminal: ``caltrop play bridge-duel-ap --seed 1 --log``,
+    ``gm: damage brakka 1000``, ``roll`` for each creature (an ``AssertionError`` at the last);
+    then ``--resume`` the log, undo the last roll and roll again (both crashed: the table was
+    stuck)."""
+    log = tmp_path / "night.jsonl"
+    lines = ["gm: damage brakka 1000", *["roll"] * creatures]
+    first = _play(name, "--seed", "1", "--log", str(log), lines=lines)
+    assert "to act" in first.stdout
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 1 + len(lines)
+    again = _play("--resume", str(log), lines=["gm: undo", "roll", "json"])
+    assert f"resumed after {len(lines)} commands" in again.stdout
+    state = json.loads(again.stdout[again.stdout.rindex("> {") + 2 :].split("\n> ")[0])
+    assert state["round"] == 1
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 1 + len(lines) + 2
+
+
+def _play(*args: str, lines: list[str]) -> Result:
+    runner = CliRunner(env={"COLUMNS": "250", "NO_COLOR": "1"})
+    result = runner.invoke(app, ["play", *args], input="".join(f"{line}\n" for line in lines))
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert "Traceback" not in result.output
+    assert result.exception is None
+    return result
