@@ -117,3 +117,48 @@ def test_a_window_is_the_turn_order_rotated_past_its_roller(order: list[int]) ->
         assert sorted((*windows[roller], roller)) == sorted(order)
     for absent in set(range(12)) - set(order):
         assert windows[absent] == ()
+
+
+_LOAD_CREATURES = ["goblin", "goblin-archer", "hobgoblin-captain", "orc-brute", "aria", "bron"]
+
+
+@fuzz(20)
+@given(
+    name=st.sampled_from(["orc-bridge", "goblin-ambush", "duel"]),
+    adds=st.lists(
+        st.tuples(st.sampled_from(_LOAD_CREATURES), st.sampled_from(["", " after {first}"])),
+        min_size=1,
+        max_size=25,
+    ),
+)
+def test_any_run_of_adds_scans_only_each_newcomers_actions(
+    name: str, adds: list[tuple[str, str]]
+) -> None:
+    """The class's generator: whichever creatures join, in whichever place, each add scans the
+    newcomer's own actions and reactions (``_Choices.of``), never the table's; the tables widened
+    are the tables built afresh."""
+    enc = Encounter.begin(load_encounter(name), seed=5)
+    first = enc.creatures[0].id
+    scans: list[int] = []
+    real_of = load_actions._Choices.of.__func__  # type: ignore[attr-defined]
+
+    def of(cls: type, creatures: tuple[object, ...], i: int, action: object, economy: object):  # type: ignore[no-untyped-def]
+        scans.append(i)
+        return real_of(cls, creatures, i, action, economy)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(load_actions._Choices, "of", classmethod(of))
+        for source, where in adds:
+            newcomer = resolve_creature(source)
+            del scans[:]
+            line = f"gm: add {source}{where.format(first=first)}"
+            enc.apply(replace(parse_command(line), creature=newcomer))
+            rolled = sum(1 for a in newcomer.actions if a.kind.value != "team")
+            reacting = sum(1 for a in newcomer.actions if a.reaction)
+            assert len(scans) == rolled + reacting
+            assert set(scans) == {len(enc.creatures) - 1}
+    module = enc.module
+    assert isinstance(module, load_actions.LoadActions)
+    again = load_actions._Tables(enc.definition)
+    assert module.tables.own_turn == again.own_turn
+    assert module.tables.reactions == again.reactions
