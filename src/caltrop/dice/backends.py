@@ -182,6 +182,26 @@ class ExactPMF:
             counts = _unpack(product, width, length)
         return ExactPMF(self.offset + other.offset, counts, self.denominator * other.denominator)
 
+    def add_dice(self, count: int, sides: int, sign: int = 1) -> ExactPMF:
+        """The sum with ``count`` dice of ``sides`` faces (subtracted if ``sign`` is −1), one
+        die at a time: each die is a window of ``sides`` counts slid over prefix sums, two big
+        additions a total. A product of a few small counts by many big ones multiplies every big
+        count (issue 21 item 6: 50d6+906d20 took 21 s packed, 6 s by the transform; this way
+        50 passes of additions)."""
+        counts = self.counts
+        for _ in range(count):
+            prefix = [0]
+            acc = 0
+            for c in counts:
+                acc += c
+                prefix.append(acc)
+            n = len(counts)
+            counts = tuple(
+                prefix[min(m + 1, n)] - prefix[max(0, m - sides + 1)] for m in range(n + sides - 1)
+            )
+        shift = count if sign > 0 else -sides * count
+        return ExactPMF(self.offset + shift, counts, self.denominator * sides**count)
+
     @staticmethod
     def dice(count: int, sides: int) -> ExactPMF:
         """The sum of ``count`` dice of ``sides`` faces, in work linear in its size.

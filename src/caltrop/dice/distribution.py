@@ -292,6 +292,10 @@ def _of_node(node: Node) -> Distribution:
     raise TypeError(f"not a dice node: {node!r}")  # pragma: no cover
 
 
+#: The most dice of one kind added to a larger sum one die at a time (:func:`_of_expr`).
+_BY_DIE = 64
+
+
 @lru_cache(maxsize=4096)
 def _of_expr(expr: Expr) -> Distribution:
     check_limits(expr)  # an expression built in code meets the limits of a typed one
@@ -306,10 +310,28 @@ def _of_expr(expr: Expr) -> Distribution:
             same[key] = same.get(key, 0) + node.count
         else:
             others.append((term.sign, _of_node(node)))
+    # A few dice beside a much larger sum (50d6+906d20) are added to it one die at a time
+    # (ExactPMF.add_dice: additions over its totals), not multiplied in as a polynomial of few
+    # small counts by one of many big ones.
+    span = sum(count * (sides - 1) for (_, sides), count in same.items()) + sum(
+        d.max - d.min for _, d in others
+    )
+    by_die = {
+        key: count
+        for key, count in same.items()
+        if count <= _BY_DIE and 8 * count * (key[1] - 1) <= span - count * (key[1] - 1)
+    }
     parts = (
-        *((sign, dice(count, sides)) for (sign, sides), count in same.items()),
+        *(
+            (sign, dice(count, sides))
+            for (sign, sides), count in same.items()
+            if (sign, sides) not in by_die
+        ),
         *others,
     )
+    if not parts:  # every kind is small: the largest is the base the others are added to
+        largest = max(by_die, key=lambda key: by_die[key] * (key[1] - 1))
+        parts = ((largest[0], dice(by_die.pop(largest), largest[1])),)
 
     # One flat loop over the (cached) parts, not a chain of ``a + b`` nodes: a sum of a hundred
     # terms evaluates in one frame instead of recursing a hundred parents deep. The two smallest
@@ -329,7 +351,14 @@ def _of_expr(expr: Expr) -> Distribution:
             size_b, _, b = heapq.heappop(heap)
             heapq.heappush(heap, (size_a + size_b - 1, seq, a.add(b)))
             seq += 1
-        return heap[0][2]
+        total = heap[0][2]
+        for (sign, sides), count in by_die.items():
+            if isinstance(total, ExactPMF):
+                total = total.add_dice(count, sides, sign)
+            else:
+                pmf = dice(count, sides)._in(backend)
+                total = total.add(pmf.negate() if sign < 0 else pmf)
+        return total
 
     return Distribution(recipe, str(expr))
 
