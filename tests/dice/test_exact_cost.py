@@ -222,3 +222,55 @@ def test_a_few_dice_beside_a_large_sum_make_no_product(monkeypatch: pytest.Monke
     counts, denominator = distribution("50d6+906d20").exact_counts()
     assert sum(counts) == denominator == 6**50 * 20**906
     clear_caches()
+
+
+def test_a_group_added_as_it_is_joins_the_sum(monkeypatch: pytest.MonkeyPatch) -> None:
+    """940d12+(33d8)-1d661 (a probe: 32 s exact): the group's dice are the sum's dice, so the
+    33d8 and the 1d661 are added to 940d12 die by die and no polynomial product is made."""
+
+    def refused(*_: object) -> None:
+        raise AssertionError("a product was made")
+
+    clear_caches()
+    want = ExactPMF.dice(20, 12).add(ExactPMF.dice(33, 8)).add(ExactPMF.dice(1, 661).negate())
+    assert distribution("20d12+(33d8)-1d661").exact_counts() == (want.counts, want.denominator)
+    assert distribution("-(-20d12-(33d8)+1d661)").exact_counts() == (want.counts, want.denominator)
+    clear_caches()
+    monkeypatch.setattr(ExactPMF, "add", refused)
+    counts, denominator = distribution("940d12+(33d8)-1d661").exact_counts()
+    assert sum(counts) == denominator == 12**940 * 8**33 * 661
+    clear_caches()
+
+
+@fuzz(60)
+@given(
+    few=st.lists(st.integers(1, 2**40), min_size=1, max_size=8),
+    many=st.lists(st.integers(1, 2**300), min_size=1, max_size=80),
+)
+def test_a_few_counts_times_many_term_by_term_is_the_packed_product(
+    few: list[int], many: list[int]
+) -> None:
+    """``(15d8)/2`` beside 940d12 is no sum of dice: the few counts multiply the many term by
+    term (``_convolve_few``), which is the product the packed integers give."""
+    a, b = ExactPMF(0, tuple(few), 1), ExactPMF(0, tuple(many), 1)
+    width = a._width(b)
+    packed = backends._unpack(
+        backends._pack(a.counts, width) * backends._pack(b.counts, width),
+        width,
+        len(few) + len(many) - 1,
+    )
+    assert backends._convolve_few(a.counts, b.counts) == packed
+    assert a.add(b).counts == b.add(a).counts == packed
+
+
+def test_a_halved_group_beside_a_large_sum_is_multiplied_term_by_term(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refused(*_: object) -> None:
+        raise AssertionError("packed into integers")
+
+    clear_caches()
+    monkeypatch.setattr(backends, "_pack", refused)
+    counts, denominator = distribution("940d12+(15d8)/2").exact_counts()
+    assert sum(counts) == denominator == 12**940 * 8**15
+    clear_caches()

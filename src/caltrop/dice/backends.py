@@ -134,6 +134,23 @@ _EXACT = decimal.Context(
 )
 
 
+#: At most this many counts in the smaller polynomial, beside one at least 8 times longer, are
+#: multiplied term by term (:func:`_convolve_few`).
+_DIRECT = 64
+
+
+def _convolve_few(few: tuple[int, ...], many: tuple[int, ...]) -> tuple[int, ...]:
+    """The product of a polynomial of few counts and one of many, term by term: a small-by-big
+    multiplication a pair. Packing both into integers multiplied each big count as a whole
+    integer many times over (issue 21 item 6: ``940d12+(33d8)-1d661`` took 32 s)."""
+    out = [0] * (len(few) + len(many) - 1)
+    for j, c in enumerate(few):
+        if c:
+            for i, v in enumerate(many, j):
+                out[i] += c * v
+    return tuple(out)
+
+
 def _product_ntt(a: tuple[int, ...], b: tuple[int, ...], width: int) -> tuple[int, ...]:
     """The coefficients of the product of two count polynomials, exactly: each packed into one
     decimal integer, ``digits`` decimal places a count (enough for any coefficient of the
@@ -172,6 +189,12 @@ class ExactPMF:
 
     def add(self, other: ExactPMF) -> ExactPMF:
         """The sum of two independent outcomes: the product of their count polynomials."""
+        few, many = sorted((self.counts, other.counts), key=len)
+        if len(few) <= _DIRECT and len(many) >= 8 * len(few):
+            counts = _convolve_few(few, many)
+            return ExactPMF(
+                self.offset + other.offset, counts, self.denominator * other.denominator
+            )
         width = self._width(other)
         length = len(self.counts) + len(other.counts) - 1
         smaller = min(len(self.counts), len(other.counts)) * width * 8

@@ -301,15 +301,20 @@ def _of_expr(expr: Expr) -> Distribution:
     check_limits(expr)  # an expression built in code meets the limits of a typed one
     # Dice of one kind and sign are one sum (500d21+500d21 is 1000d21): one linear-time count
     # (ExactPMF.dice) instead of a product of two huge polynomials.
+    # A group added or subtracted as it is, (33d8) or -(2d6+1d4), is its terms with the sign
+    # carried in (a sum is the same in any grouping), so its dice join their kind.
     same: dict[tuple[int, int], int] = {}
     others: list[tuple[int, Distribution]] = []
-    for term in expr.terms:
-        node = term.node
-        if isinstance(node, Dice):
-            key = (term.sign, node.sides)
+    flat: list[tuple[int, Node]] = [(term.sign, term.node) for term in expr.terms]
+    while flat:
+        sign, node = flat.pop(0)
+        if isinstance(node, Group):
+            flat[:0] = [(sign * t.sign, t.node) for t in node.expr.terms]
+        elif isinstance(node, Dice):
+            key = (sign, node.sides)
             same[key] = same.get(key, 0) + node.count
         else:
-            others.append((term.sign, _of_node(node)))
+            others.append((sign, _of_node(node)))
     # A few dice beside a much larger sum (50d6+906d20) are added to it one die at a time
     # (ExactPMF.add_dice: additions over its totals), not multiplied in as a polynomial of few
     # small counts by one of many big ones.
