@@ -3,7 +3,7 @@
 "A creature with Finesse 6 and a weapon ``1000d4`` passes ``caltrop validate``, then ``caltrop
 play`` fails with ``DiceLimitError: 6d4+1000d4: 1006 dice``. Done means validation checks each
 action's largest pool together with its weapon dice against the dice limits." The rule
-(:mod:`caltrop.content.pools`) is written once and runs wherever content comes in:
+(:mod:`caltrop.economy.pools`) is written once and runs wherever content comes in:
 
 * a creature file on its own (``caltrop validate creature.yaml``: the issue's very case);
 * an encounter file of either module — the Action Point module's rolls too: R40 "Block: roll

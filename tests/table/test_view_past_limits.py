@@ -6,7 +6,7 @@ weapon of ``1000d4`` passed ``caltrop validate``; ``caltrop play`` then stopped 
 model on ``DiceLimitError: 6d4+1000d4: 1006 dice`` (the same view serves the web table).
 
 Now validation checks each action's largest pool — its Aspect, every advantage a roll may
-gather, the weapon's dice (:mod:`caltrop.content.pools`) — against the dice limits, and the
+gather, the weapon's dice (:mod:`caltrop.economy.pools`) — against the dice limits, and the
 view shows a pool past them as refused (``refused``) instead of computing its odds.
 """
 

@@ -37,7 +37,6 @@ from caltrop.content.bundled import (
 )
 from caltrop.content.catalogue import unknown_bundled
 from caltrop.content.limits import range_text, within
-from caltrop.content.pools import creature_pool_problems, pool_problems
 from caltrop.content.problems import (
     ContentFileError,
     Loc,
@@ -94,6 +93,7 @@ from caltrop.core.model import (
 from caltrop.core.pool import Revision
 from caltrop.dice import parse as parse_dice
 from caltrop.economy.action_points import STAT_DEFAULTS
+from caltrop.economy.pools import creature_pool_problems, pool_problems
 from caltrop.errors import ContentError
 
 #: What the public loaders accept: a path on disk, or a bundled resource (``Traversable``).
@@ -833,7 +833,7 @@ class _Loader:
         first_at: dict[str, int],
         doc: _Doc,
     ) -> None:
-        """Every action's largest pool within the dice limits (:mod:`caltrop.content.pools`),
+        """Every action's largest pool within the dice limits (:mod:`caltrop.economy.pools`),
         so that play never meets a roll it cannot make (issue 21)."""
         for problem in pool_problems(ruleset, (*participants, *reserves)):
             at = first_at.get(problem.creature)

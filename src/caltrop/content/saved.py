@@ -20,11 +20,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from caltrop.content.loader import _Doc, _Library, _Loader
-from caltrop.content.pools import creature_pool_problems
 from caltrop.content.problems import Loc, Problem, validation_problems
 from caltrop.content.schema import CreatureDocument, CreatureSpec, SavedEncounter
 from caltrop.content.source import TextSource
 from caltrop.core.model import CreatureDef, Economy
+from caltrop.economy.pools import creature_pool_problems
 from caltrop.errors import ContentError
 
 #: The label of a saved definition in messages.

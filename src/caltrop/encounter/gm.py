@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from caltrop.content.pools import join_problems
 from caltrop.core.commands import (
     AddCreature,
     ChangeHealth,
@@ -34,6 +33,7 @@ from caltrop.core.model import PRONE, CreatureDef, Initiative
 from caltrop.economy.base import Actions, Table
 from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll, RollKind
+from caltrop.economy.pools import join_problems
 from caltrop.errors import IllegalActionError, InvalidActionError
 
 #: Most creatures one encounter may hold (the GM's reinforcements included).
@@ -377,7 +377,7 @@ def plan_add(enc: Machine, command: AddCreature) -> AddPlan:
 def _check_pools(enc: Machine, creature: CreatureDef) -> None:
     """Issue 21 item 4: a creature joins only if no roll of the encounter then is past the dice
     limits — its own pools, and everyone's if it brings a new source of advantage (R14) —
-    checked by the rule content is validated by (:func:`caltrop.content.pools.join_problems`)."""
+    checked by the rule content is validated by (:func:`caltrop.economy.pools.join_problems`)."""
     present = (*enc.creatures, *enc.definition.reserves)
     problems = list(join_problems(enc.definition.ruleset, present, creature))
     if problems:

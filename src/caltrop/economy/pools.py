@@ -32,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from caltrop.content.limits import MAX_PARTICIPANTS
 from caltrop.core.commands import MAX_ADVANTAGES
 from caltrop.core.model import (
     ActionDef,
@@ -55,8 +54,10 @@ LOWEST_LOAD = -100
 #: The Favor a check or hit may gather in the Action Point module: close range (R39) and the
 #: advantages one command may name.
 POINTS_FAVOR = 1 + MAX_ADVANTAGES
-#: The creatures that may assist one defence (R40): every other creature an encounter may hold.
-ASSISTS = MAX_PARTICIPANTS - 1
+#: The creatures that may assist one defence (R40): every other creature an encounter may hold
+#: (200: the content limit on participants, and ``gm: add``'s; tests/economy/test_pools.py
+#: checks the three agree). A literal, so the engine imports no content layer (pydantic, YAML).
+ASSISTS = 199
 
 
 @dataclass(frozen=True, slots=True)
