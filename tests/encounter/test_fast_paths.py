@@ -222,7 +222,7 @@ def _table_commands(enc: Encounter) -> list[Act]:
 
     tables = load_tables(enc.definition)
     out: list[Act] = []
-    for per_creature in (*tables.own_turn, *(c for r in tables.reactions for c in r)):
+    for per_creature in (*tables.own_turn, *tables.reaction_choices):
         for choices in per_creature:
             out.extend(cmd for _, commands in choices.targets for cmd in commands)
             if choices.plain is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -16,20 +17,22 @@ from caltrop.dice.ast import Expr
 from caltrop.dice.distribution import Distribution
 
 
-def _exact_tails(pmf: Sequence[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
-    """Exact P(≥t) and P(≤t) for each outcome, by running sums (not one query per total)."""
-    at_least: list[Fraction] = []
-    running = Fraction(0)
-    for p in reversed(pmf):
-        running += p
-        at_least.append(running)
-    at_least.reverse()
-    at_most: list[Fraction] = []
-    running = Fraction(0)
-    for p in pmf:
-        running += p
-        at_most.append(running)
-    return at_least, at_most
+def _exact_cells(dist: Distribution, rows: range) -> dict[int, tuple[str, str, str]]:
+    """Exact P(=t), P(≥t) and P(≤t) of the shown rows: running sums of the integer counts (not
+    of fractions, whose every sum reduces by a gcd of thousands of bits), a fraction only for
+    each shown cell (at most :data:`MAX_ROWS` of 20,001 totals)."""
+    counts, denominator = dist.exact_counts()
+    at_most = list(itertools.accumulate(counts))
+    total = at_most[-1]
+    cells: dict[int, tuple[str, str, str]] = {}
+    for i in rows:
+        below = at_most[i - 1] if i else 0
+        cells[i] = (
+            str(Fraction(counts[i], denominator)),
+            str(Fraction(total - below, denominator)),
+            str(Fraction(at_most[i], denominator)),
+        )
+    return cells
 
 
 #: Odds tables longer than this drop totals rarer than :data:`NEGLIGIBLE` at either end …
@@ -89,9 +92,7 @@ def odds_table(
     outcomes = dist.outcomes
     last = len(dist.probabilities) - 1
     if exact:
-        eq = list(dist.pmf_exact().values())
-        ge, le = _exact_tails(eq)
-        cells = {i: (str(eq[i]), str(ge[i]), str(le[i])) for i in rows}
+        cells = _exact_cells(dist, rows)
     else:
         probs = dist.probabilities
         ge_f = dist.at_least()

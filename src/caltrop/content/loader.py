@@ -94,6 +94,7 @@ from caltrop.core.model import (
 from caltrop.core.pool import Revision
 from caltrop.dice import parse as parse_dice
 from caltrop.economy.points.state import STAT_DEFAULTS
+from caltrop.economy.pools import creature_pool_problems, pool_problems
 from caltrop.errors import ContentError
 
 #: What the public loaders accept: a path on disk, or a bundled resource (``Traversable``).
@@ -777,7 +778,11 @@ class _Loader:
         model = doc.model
         assert isinstance(model, CreatureDocument)
         lib = self.library(doc, model.include, ("actions", "weapons"), parent)
-        return self.creature(model, doc, (), lib)
+        creature = self.creature(model, doc, (), lib)
+        if creature is not None:  # issue 21 item 4: a pool past the dice limits in any encounter
+            for problem in creature_pool_problems(creature):
+                self.problems.append(doc.at(("actions",), problem.message))
+        return creature
 
     # -- encounters ----------------------------------------------------------------------------
 
@@ -811,6 +816,8 @@ class _Loader:
             first_at[creature.id] = i
             participants.append(creature)
         self.check_initiative(ruleset, participants, first_at, doc)
+        if ruleset is not None:
+            self.check_pools(ruleset, participants, reserves.creatures(), first_at, doc)
         self.raise_problems()
         assert ruleset is not None
         return EncounterDef(
@@ -820,6 +827,21 @@ class _Loader:
             description=model.description.strip(),
             reserves=reserves.creatures(),
         )
+
+    def check_pools(
+        self,
+        ruleset: Ruleset,
+        participants: Sequence[CreatureDef],
+        reserves: Sequence[CreatureDef],
+        first_at: dict[str, int],
+        doc: _Doc,
+    ) -> None:
+        """Every action's largest pool within the dice limits (:mod:`caltrop.economy.pools`),
+        so that play never meets a roll it cannot make (issue 21)."""
+        for problem in pool_problems(ruleset, (*participants, *reserves)):
+            at = first_at.get(problem.creature)
+            loc: Loc = ("participants", at) if at is not None else ("include",)
+            self.problems.append(doc.at(loc, f"{problem.creature}: {problem.message}"))
 
     def check_initiative(
         self,

@@ -24,6 +24,7 @@ from caltrop.content.problems import Loc, Problem, validation_problems
 from caltrop.content.schema import CreatureDocument, CreatureSpec, SavedEncounter
 from caltrop.content.source import TextSource
 from caltrop.core.model import CreatureDef, Economy
+from caltrop.economy.pools import creature_pool_problems
 from caltrop.errors import ContentError
 
 #: The label of a saved definition in messages.
@@ -54,6 +55,7 @@ def saved_encounter_problems(data: Mapping[str, Any]) -> list[Problem]:
     loader.economy = ruleset.economy
     loader.encounter_name = model.name
     participants: list[CreatureDef] = []
+    reserves: list[CreatureDef] = []
     first_at: dict[str, int] = {}
     for key, specs in (("participants", model.participants), ("reserves", model.reserves)):
         for i, spec in enumerate(specs):
@@ -61,7 +63,11 @@ def saved_encounter_problems(data: Mapping[str, Any]) -> list[Problem]:
             if creature is not None and key == "participants":
                 first_at.setdefault(creature.id, i)
                 participants.append(creature)
+            elif creature is not None:
+                reserves.append(creature)
     loader.check_initiative(ruleset, participants, first_at, doc)
+    # issue 21 item 4: each pool within the dice limits, as in an encounter file
+    loader.check_pools(ruleset, participants, reserves, first_at, doc)
     return list(dict.fromkeys(loader.problems))
 
 
@@ -76,7 +82,10 @@ def saved_creature_problems(data: Mapping[str, Any], economy: Economy, where: st
     loader.economy = economy
     doc = _Doc(TextSource("", label), None, _creature_document(spec))
     loc: Loc = ()
-    loader.creature(spec, doc, loc, _Library())
+    creature = loader.creature(spec, doc, loc, _Library())
+    if creature is not None:  # issue 21 item 4: as a creature file is checked
+        for problem in creature_pool_problems(creature):
+            loader.problems.append(doc.at(("actions",), problem.message))
     return list(dict.fromkeys(loader.problems))
 
 

@@ -12,6 +12,7 @@ Fraction(5, 32)
 
 from __future__ import annotations
 
+import heapq
 import math
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -145,7 +146,11 @@ class Distribution:
 
     @property
     def stdev(self) -> float:
-        return math.sqrt(float(self.variance_exact))
+        """The standard deviation, in float64 (:attr:`variance_exact` is the exact variance):
+        odds shown as percentages never need the exact backend (issue 21: ``odds 1000d21``
+        spent its time on exact counts it did not show)."""
+        values = np.arange(self.min, self.max + 1) - self.mean
+        return math.sqrt(max(0.0, float(np.dot(values * values, self._float.probs))))
 
     def expected_damage(self, evasion: int) -> float:
         """E[max(0, total − evasion)], the mean damage of an attack against Evasion (R16)."""
@@ -164,6 +169,12 @@ class Distribution:
     @cached_property
     def _exact_probs(self) -> tuple[Fraction, ...]:
         return self._exact.probabilities()
+
+    def exact_counts(self) -> tuple[tuple[int, ...], int]:
+        """The exact PMF as integers: P(outcome = min + i) = ``counts[i] / denominator``
+        (running sums of integers are cheap where sums of fractions are not)."""
+        e = self._exact
+        return e.counts, e.denominator
 
     def pmf_exact(self) -> dict[int, Fraction]:
         """P(outcome = t) for every t in :attr:`outcomes`, as exact fractions."""
@@ -263,7 +274,7 @@ def dice(count: int, sides: int) -> Distribution:
     """The sum of ``count`` dice with ``sides`` faces (cached)."""
 
     def recipe(backend: type[P]) -> P:
-        return backend.die(sides).power(count)
+        return backend.dice(count, sides)
 
     return Distribution(recipe, f"{count}d{sides}")
 
@@ -281,21 +292,77 @@ def _of_node(node: Node) -> Distribution:
     raise TypeError(f"not a dice node: {node!r}")  # pragma: no cover
 
 
+#: The most dice of one kind added to a larger sum one die at a time (:func:`_of_expr`).
+_BY_DIE = 64
+
+
 @lru_cache(maxsize=4096)
 def _of_expr(expr: Expr) -> Distribution:
     check_limits(expr)  # an expression built in code meets the limits of a typed one
-    parts = tuple((term.sign, _of_node(term.node)) for term in expr.terms)
+    # Dice of one kind and sign are one sum (500d21+500d21 is 1000d21): one linear-time count
+    # (ExactPMF.dice) instead of a product of two huge polynomials.
+    # A group added or subtracted as it is, (33d8) or -(2d6+1d4), is its terms with the sign
+    # carried in (a sum is the same in any grouping), so its dice join their kind.
+    same: dict[tuple[int, int], int] = {}
+    others: list[tuple[int, Distribution]] = []
+    flat: list[tuple[int, Node]] = [(term.sign, term.node) for term in expr.terms]
+    while flat:
+        sign, node = flat.pop(0)
+        if isinstance(node, Group):
+            flat[:0] = [(sign * t.sign, t.node) for t in node.expr.terms]
+        elif isinstance(node, Dice):
+            key = (sign, node.sides)
+            same[key] = same.get(key, 0) + node.count
+        else:
+            others.append((sign, _of_node(node)))
+    # A few dice beside a much larger sum (50d6+906d20) are added to it one die at a time
+    # (ExactPMF.add_dice: additions over its totals), not multiplied in as a polynomial of few
+    # small counts by one of many big ones.
+    span = sum(count * (sides - 1) for (_, sides), count in same.items()) + sum(
+        d.max - d.min for _, d in others
+    )
+    by_die = {
+        key: count
+        for key, count in same.items()
+        if count <= _BY_DIE and 8 * count * (key[1] - 1) <= span - count * (key[1] - 1)
+    }
+    parts = (
+        *(
+            (sign, dice(count, sides))
+            for (sign, sides), count in same.items()
+            if (sign, sides) not in by_die
+        ),
+        *others,
+    )
+    if not parts:  # every kind is small: the largest is the base the others are added to
+        largest = max(by_die, key=lambda key: by_die[key] * (key[1] - 1))
+        parts = ((largest[0], dice(by_die.pop(largest), largest[1])),)
 
-    # One flat fold over the (cached) parts, not a chain of ``a + b`` nodes: a sum of a hundred
-    # terms evaluates in one frame instead of recursing a hundred parents deep.
+    # One flat loop over the (cached) parts, not a chain of ``a + b`` nodes: a sum of a hundred
+    # terms evaluates in one frame instead of recursing a hundred parents deep. The two smallest
+    # are summed first (Huffman's order; a sum is the same in any order): a fold from the left
+    # multiplied the whole growing total by each of k kinds of die, k products of the full size
+    # (issue 21 item 6: 50d2+50d3+…+50d21 --exact); this order makes about log2(k) rounds of
+    # products whose sizes add up to the whole.
     def recipe(backend: type[P]) -> P:
-        total: P | None = None
-        for sign, part in parts:
+        heap: list[tuple[int, int, P]] = []
+        for k, (sign, part) in enumerate(parts):
             pmf = part._in(backend)
-            if sign < 0:
-                pmf = pmf.negate()
-            total = pmf if total is None else total.add(pmf)
-        assert total is not None
+            heap.append((part.max - part.min + 1, k, pmf.negate() if sign < 0 else pmf))
+        heapq.heapify(heap)
+        seq = len(heap)
+        while len(heap) > 1:
+            size_a, _, a = heapq.heappop(heap)
+            size_b, _, b = heapq.heappop(heap)
+            heapq.heappush(heap, (size_a + size_b - 1, seq, a.add(b)))
+            seq += 1
+        total = heap[0][2]
+        for (sign, sides), count in by_die.items():
+            if isinstance(total, ExactPMF):
+                total = total.add_dice(count, sides, sign)
+            else:
+                pmf = dice(count, sides)._in(backend)
+                total = total.add(pmf.negate() if sign < 0 else pmf)
         return total
 
     return Distribution(recipe, str(expr))

@@ -71,7 +71,7 @@ def _float_tails(smallest: int, largest: int, extra: Expr | None) -> tuple[Float
     smallest pool's minimum (exactly 1) and the last column is one past the largest pool's
     maximum (exactly 0), so clipping a column index to the array gives the right tail.
     """
-    first = FloatPMF.die(4).power(smallest)
+    first = FloatPMF.dice(smallest, 4)
     if extra is not None:
         first = first.add(distribution(extra)._in(FloatPMF))
     rows = largest - smallest + 1
@@ -143,7 +143,7 @@ def _exact_rows(pools: range, extra: Expr | None) -> list[tuple[int, list[int], 
     if not pools:
         return []
     smallest, largest = min(pools[0], pools[-1]), max(pools[0], pools[-1])
-    pmf = ExactPMF.die(4).power(smallest)
+    pmf = ExactPMF.dice(smallest, 4)
     if extra is not None:
         pmf = pmf.add(distribution(extra)._in(ExactPMF))
     offset, counts, denominator = pmf.offset, list(pmf.counts), pmf.denominator

@@ -30,3 +30,12 @@ def actions_for(definition: EncounterDef) -> Actions:
         raise ContentError(
             f"no actions for economy {name!r} (known: {', '.join(_ACTIONS)})"
         ) from None
+
+
+def actions_joined(module: Actions, definition: EncounterDef) -> Actions:
+    """The actions of ``definition``, which is ``module``'s definition with creatures appended
+    (R48 ``gm: add``): the Action Load tables grow by the newcomer's rows and columns instead of
+    being built again (issue 21 item 6, :meth:`LoadActions.joined`); others are built afresh."""
+    if isinstance(module, LoadActions):
+        return module.joined(definition)
+    return actions_for(definition)

@@ -9,7 +9,7 @@ against every registered economy.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from caltrop.core.commands import Act, Command, SetFact
@@ -125,8 +125,11 @@ class Engine(Protocol):
     resources: list[Resources]
     boons: list[tuple[Advantage, ...]]
     pending: list[PendingRoll]
-    #: per roller: the others in turn order starting after it (who is asked in its window)
-    windows: tuple[tuple[int, ...], ...]
+
+    @property
+    def windows(self) -> Mapping[int, tuple[int, ...]]:
+        """Per roller: the others in turn order starting after it (who is asked in its window)."""
+        ...
 
     @property
     def turn_owner(self) -> str | None: ...

@@ -34,6 +34,7 @@ from caltrop.core.model import PRONE, CreatureDef, Initiative
 from caltrop.economy.base import Actions, Engine
 from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll, RollKind
+from caltrop.economy.pools import join_problems
 from caltrop.errors import IllegalActionError, InvalidActionError
 
 #: Most creatures one encounter may hold (the GM's reinforcements included).
@@ -373,7 +374,23 @@ def plan_add(enc: Machine, command: AddCreature) -> AddPlan:
             )
     if _initiative_pending(enc):
         raise IllegalActionError("initiative is being rolled; add once it is done")
+    _check_pools(enc, creature)
     return AddPlan(creature, after, command.by_initiative)
+
+
+def _check_pools(enc: Machine, creature: CreatureDef) -> None:
+    """Issue 21 item 4: a creature joins only if no roll of the encounter then is past the dice
+    limits — its own pools, and everyone's if it brings a new source of advantage (R14) —
+    checked by the rule content is validated by (:func:`caltrop.economy.pools.join_problems`)."""
+    present = (*enc.creatures, *enc.definition.reserves)
+    problems = list(join_problems(enc.definition.ruleset, present, creature))
+    if problems:
+        more = len(problems) - 1
+        tail = f" (and {more} more pool{'s' if more != 1 else ''} past them)" if more else ""
+        first = problems[0]
+        raise InvalidActionError(
+            f"{creature.name} cannot join: {first.creature}: {first.message}{tail}"
+        )
 
 
 # -- the reaction window --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from caltrop.core.pool import Advantage
 from caltrop.economy.base import Resources
 from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll
+from caltrop.encounter.windows import TurnWindows
 
 
 @dataclass(slots=True)
@@ -40,7 +41,7 @@ class PlayState:
     order: list[int]
     #: per roller: the others in turn order starting after it (who is asked in its window);
     #: made from ``order`` by :meth:`~caltrop.encounter.state.Encounter.set_order`
-    windows: tuple[tuple[int, ...], ...]
+    windows: TurnWindows
     #: each creature's initiative total, once rolled (R30)
     initiative: list[int | None]
     #: the position in ``order`` of the creature whose turn it is
@@ -64,7 +65,7 @@ class PlayState:
             conditions=self.conditions.copy(),
             gone=self.gone.copy(),
             order=self.order.copy(),
-            windows=self.windows,  # replaced whole by set_order, never changed in place
+            windows=self.windows,  # replaced whole by set_order; a window built once is the same
             initiative=self.initiative.copy(),
             turn_pos=self.turn_pos,
             round=self.round,

@@ -57,13 +57,14 @@ from caltrop.dice.distribution import distribution
 from caltrop.dice.parse import check_limits
 from caltrop.dice.roll import EnteredDice, RngDice, roll, roll_faces
 from caltrop.economy import EconomyRules, Resources, economy_for
-from caltrop.economy.actions import actions_for
+from caltrop.economy.actions import actions_for, actions_joined
 from caltrop.economy.base import Actions, Plan
 from caltrop.economy.outcome import Outcome, outcome_json
 from caltrop.economy.pending import PendingRoll, RollKind
 from caltrop.encounter import gm
 from caltrop.encounter.legal import LegalActions
 from caltrop.encounter.play_state import PlayState
+from caltrop.encounter.windows import TurnWindows
 from caltrop.errors import CaltropError, DiceLimitError, IllegalActionError, InvalidActionError
 
 _PASS_ALL: Final = PassAll()
@@ -162,7 +163,7 @@ class Encounter:
     #: the dice drawn from :attr:`rng` (one wrapper for the encounter's every roll)
     _dice: RngDice
     #: per roller: the others in turn order starting after it (who is asked in its window)
-    windows: tuple[tuple[int, ...], ...]
+    windows: TurnWindows
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -802,15 +803,12 @@ class Encounter:
     def set_order(self, order: list[int]) -> None:
         """Fix the turn order (R30, R48) and, from it, each roller's reaction window order."""
         self.order = order
-        windows: list[tuple[int, ...]] = [()] * len(self.creatures)
-        for pos, roller in enumerate(order):
-            windows[roller] = (*order[pos + 1 :], *order[:pos])
-        self.windows = tuple(windows)
+        self.windows = TurnWindows(order)  # each window built when asked (issue 21 item 6)
 
     def enlist(self, creature: CreatureDef) -> int:
         """R48: ``creature`` (with an id of its own) joins the encounter, in no turn order yet;
         its Load or points start as at the start of an encounter."""
-        self._redefine((*self.creatures, creature))
+        self._redefine((*self.creatures, creature), joined=True)
         i = len(self.creatures) - 1
         self._by_id[creature.id] = i
         self.health.append(creature.health)
@@ -829,11 +827,17 @@ class Encounter:
         creatures[i] = creature
         self._redefine(tuple(creatures))
 
-    def _redefine(self, creatures: tuple[CreatureDef, ...]) -> None:
+    def _redefine(self, creatures: tuple[CreatureDef, ...], *, joined: bool = False) -> None:
+        """The definition with these participants. ``joined``: they are the old ones and a
+        reinforcement after them (R48 ``gm: add``), so the module's tables grow instead of
+        being built again (an add costs the new creature's rows, not every row again)."""
         self.definition = dataclasses.replace(self.definition, participants=creatures)
         self.creatures = creatures
         self._by_id = dict(self._by_id)  # a clone may share the old one
-        self.module = actions_for(self.definition)
+        if joined:
+            self.module = actions_joined(self.module, self.definition)
+        else:
+            self.module = actions_for(self.definition)
 
     def _queue_initiative(self) -> None:
         aspect = self.definition.ruleset.initiative_aspect
@@ -925,8 +929,16 @@ class Encounter:
         return outcome
 
     def after_downing(self) -> None:
-        # Pending rolls of creatures that went down are dropped; a downed turn owner's turn ends.
-        self.pending = [p for p in self.pending if not self.down[p.roller]]
+        """Pending rolls of creatures that went down are dropped; a downed turn owner's turn ends.
+
+        Initiative rolls are kept (R30 with R48): a creature that goes down before it has rolled
+        still rolls its Speed check and keeps its place in the turn order, skipped while it is
+        down and acting there again once healed, as a creature that went down later keeps its
+        place. Dropping them left the order without its total (issue 21: the table was stuck).
+        """
+        self.pending = [
+            p for p in self.pending if p.kind is RollKind.INITIATIVE or not self.down[p.roller]
+        ]
         if not self.pending:
             self._end_downed_turn()
 

@@ -22,7 +22,7 @@ die on a defence, R40). What the roll then does follows the module's resolution:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -36,7 +36,7 @@ from caltrop.dice.distribution import Distribution, constant, distribution
 from caltrop.dice.parse import parse
 from caltrop.economy.points.state import points, stat
 from caltrop.encounter import Encounter, PendingRoll, RollKind
-from caltrop.errors import CaltropError
+from caltrop.errors import CaltropError, DiceLimitError
 
 OddsKind = Literal["attack", "check"]
 
@@ -168,8 +168,8 @@ def roll_odds(enc: Encounter, p: PendingRoll) -> Odds | None:
             hits(p),
             distribution(expression(enc, p)).expected_damage_exact(evasion),
             f"Evasion {evasion}",
-            hits(_advantaged(p, "adv")),
-            hits(_advantaged(p, "dis")),
+            _neighbour(hits, p, "adv"),
+            _neighbour(hits, p, "dis"),
             about=target.id,
             against_about=target.id,
         )
@@ -198,9 +198,24 @@ def _check(enc: Encounter, p: PendingRoll, dc: int, against: str) -> Odds:
         succeeds(p),
         None,
         against,
-        succeeds(_advantaged(p, "adv")),
-        succeeds(_advantaged(p, "dis")),
+        _neighbour(succeeds, p, "adv"),
+        _neighbour(succeeds, p, "dis"),
     )
+
+
+def _neighbour(
+    odds: Callable[[PendingRoll], Fraction], p: PendingRoll, kind: Literal["adv", "dis"]
+) -> Fraction | None:
+    """``odds`` of ``p`` with one more help or hinder, or None when that one more die would be
+    past the dice limits (a pool of exactly 1,000 dice has no "with one more help", issue 21)."""
+    try:
+        return odds(_advantaged(p, kind))
+    except DiceLimitError:
+        return None
+
+
+def _times(value: Fraction | None, factor: Fraction) -> Fraction | None:
+    return None if value is None else value * factor
 
 
 def _advantaged(p: PendingRoll, kind: Literal["adv", "dis"]) -> PendingRoll:
@@ -264,8 +279,8 @@ def _ranged(enc: Encounter, p: PendingRoll, ctx: Mapping[str, Any]) -> Odds:
         hit * wounds,
         hit * dealt.mean_exact,
         f"DC {dc}",
-        hits(_advantaged(p, "adv")) * wounds,
-        hits(_advantaged(p, "dis")) * wounds,
+        _times(_neighbour(hits, p, "adv"), wounds),
+        _times(_neighbour(hits, p, "dis"), wounds),
         about=target.id,
     )
 
@@ -295,8 +310,8 @@ def _defence(enc: Encounter, p: PendingRoll, ctx: Mapping[str, Any]) -> Odds:
         now.p_at_most_exact(0),
         now.mean_exact,
         None,
-        dealt(_advantaged(p, "adv")).p_at_most_exact(0) if helped else None,
-        dealt(_advantaged(p, "dis")).p_at_most_exact(0) if helped else None,
+        _neighbour(lambda q: dealt(q).p_at_most_exact(0), p, "adv") if helped else None,
+        _neighbour(lambda q: dealt(q).p_at_most_exact(0), p, "dis") if helped else None,
         about=defender.id,
     )
 
@@ -322,8 +337,8 @@ def _contest(enc: Encounter, p: PendingRoll, ctx: Mapping[str, Any]) -> Odds:
         wins(p),
         None,
         against,
-        wins(_advantaged(p, "adv")),
-        wins(_advantaged(p, "dis")),
+        _neighbour(wins, p, "adv"),
+        _neighbour(wins, p, "dis"),
         about=opposer,
     )
 

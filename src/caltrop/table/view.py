@@ -29,14 +29,16 @@ from typing import Any
 
 from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
 from caltrop.core.model import ActionKind, Economy, Side
+from caltrop.dice.ast import Expr
+from caltrop.dice.parse import check_limits
 from caltrop.economy import Resources
 from caltrop.economy.load.actions import committed
 from caltrop.economy.load.state import LoadState
 from caltrop.economy.points.actions import carried_weight
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
-from caltrop.errors import CaltropError, InvalidActionError
+from caltrop.errors import CaltropError, DiceLimitError, InvalidActionError
 from caltrop.table.log import log_entries
-from caltrop.table.odds import Odds, declared_roll, roll_odds
+from caltrop.table.odds import Odds, declared_roll, expression, roll_odds
 from caltrop.table.pool import dice_of, pool_text
 from caltrop.table.visibility import NPC_DEFAULT, HealthShown, Reveal, health_label
 
@@ -107,6 +109,9 @@ class ActionOption:
     #: of an action it may not take now: whether its gate is open all the same (R11: only the
     #: moment is wrong — another's turn, no roll to react to), None when not asked
     gate_open: bool | None = None
+    #: why the roll has no odds: its dice are past the dice limits (docs/limits.md), so the
+    #: engine refuses to roll it; the view shows that instead of raising (issue 21)
+    refused: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -129,6 +134,8 @@ class ActionOption:
             out["pool"] = self.pool
         if self.gate_open is not None:
             out["gate_open"] = self.gate_open
+        if self.refused is not None:
+            out["refused"] = self.refused
         return out
 
 
@@ -158,6 +165,9 @@ class PendingView:
     pool: str = ""
     #: the faces of every die it rolls now, in entry order (``roll 3,1,4,4,2,7``, R5)
     dice: tuple[int, ...] = ()
+    #: why it has no odds: its dice are past the dice limits, so it cannot be rolled (the
+    #: GM undoes or changes it); None when it can
+    refused: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -177,6 +187,7 @@ class PendingView:
             "odds": dict(self.odds) if self.odds is not None else None,
             "pool": self.pool,
             "dice": list(self.dice),
+            **({"refused": self.refused} if self.refused is not None else {}),
         }
 
 
@@ -398,7 +409,35 @@ def _carries(enc: Encounter, i: int) -> int | None:
     return carried_weight(enc, i) or None
 
 
+def _past_limits(expr: Expr) -> str | None:
+    """Why ``expr`` cannot be rolled (past the dice limits, docs/limits.md), or None: the
+    engine refuses such a roll (``… cannot be rolled``), so its odds are never computed."""
+    try:
+        check_limits(expr)
+    except DiceLimitError as exc:
+        return f"{expr} cannot be rolled: {exc}"
+    return None
+
+
 def _pending(enc: Encounter, p: PendingRoll, seen: _Sight) -> PendingView:
+    refused = _past_limits(enc.pending_expression())
+    if refused is not None:
+        return PendingView(
+            kind=p.kind.value,
+            roller=enc.creatures[p.roller].id,
+            action=p.action.name if p.action else p.aspect,
+            target=enc.creatures[p.target].id if p.target is not None else None,
+            dc=p.dc,
+            stage=p.stage,
+            expression=str(enc.pending_expression()),
+            advantages=tuple(str(a) for a in p.advantages),
+            net_advantage=p.net_advantage,
+            passed=tuple(sorted(enc.creatures[i].id for i in p.passed)),
+            waiting_on=_waiting_on(enc) if p.kind is not RollKind.INITIATIVE else (),
+            depth=len(enc.pending) - 1,
+            what=_what(p),
+            refused=refused,
+        )
     return PendingView(
         kind=p.kind.value,
         roller=enc.creatures[p.roller].id,
@@ -469,7 +508,18 @@ def _options(enc: Encounter, actor: str, seen: _Sight) -> Iterator[ActionOption]
             yield _plain(actor, command, off_turn)
     if pending is not None and pending.roller == i and enc.current() == CHANCE:
         roll = RollDice()
-        if enc.is_legal(roll):
+        refused = _past_limits(enc.pending_expression())
+        if refused is not None:
+            yield ActionOption(
+                actor=actor,
+                command=str(roll),
+                action="roll",
+                legal=False,
+                reason=refused,
+                rolls=str(enc.pending_expression()),
+                refused=refused,
+            )
+        elif enc.is_legal(roll):
             yield ActionOption(
                 actor=actor,
                 command=str(roll),
@@ -506,9 +556,11 @@ def _offer(
     preview = enc.preview(command)
     after = preview.get("resources_after", {})
     declared = declared_roll(enc, command)
-    odds = pool = None
+    odds = pool = refused = None
     if declared is not None:
-        odds = seen.odds(roll_odds(*declared))
+        refused = _past_limits(expression(*declared))
+        if refused is None:
+            odds = seen.odds(roll_odds(*declared))
         pool = pool_text(*declared, seen.shows)
     return ActionOption(
         actor=command.actor,
@@ -521,6 +573,7 @@ def _offer(
         reaction=off_turn,
         odds=odds,
         pool=pool,
+        refused=refused,
     )
 
 

@@ -11,7 +11,7 @@ pool each declared roll rolls (R12) and resolves it (damage, success, Load += Co
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -66,27 +66,44 @@ class _Choices:
             or (kind is ActionKind.EFFECT and action.grant is None)
         ):
             plain = Act(creature.id, action.name)
-        targets: list[tuple[int, tuple[Act, ...]]] = []
-        if kind is not ActionKind.TEAM and kind is not ActionKind.CHECK:
-            weapons: list[tuple[str, ...]] = [()]
-            if action.uses_weapon:
-                weapons = [
-                    (w.name,)
-                    for w in creature.weapons
-                    if action.weapon_kind is None or w.kind is action.weapon_kind
-                ]
-            for j, other in enumerate(creatures):
-                if j == i:
-                    continue
-                if kind is ActionKind.ATTACK and other.side is creature.side:
-                    continue
-                if kind is ActionKind.EFFECT and not grant_fits(action, creature, other):
-                    continue
-                commands = tuple(Act(creature.id, action.name, (other.id,), w) for w in weapons)
-                if commands:
-                    targets.append((j, commands))
+        targets = _aims(creatures, i, action, range(len(creatures)))
         ceiling = economy.ceiling(creature, action) if isinstance(economy, ActionLoadEconomy) else 0
-        return cls(action, tuple(targets), plain, ceiling)
+        return cls(action, targets, plain, ceiling)
+
+    def aimed_also(self, creatures: tuple[CreatureDef, ...], i: int, new: range) -> _Choices:
+        """These choices with the creatures ``new`` (joined since, R48) as targets too."""
+        more = _aims(creatures, i, self.action, new)
+        return dataclasses.replace(self, targets=self.targets + more) if more else self
+
+
+def _aims(
+    creatures: tuple[CreatureDef, ...], i: int, action: ActionDef, among: range
+) -> tuple[tuple[int, tuple[Act, ...]], ...]:
+    """The creatures of ``among`` that ``i``'s ``action`` may be aimed at (by side and grant),
+    each with one command per fitting weapon."""
+    creature, kind = creatures[i], action.kind
+    if kind is ActionKind.TEAM or kind is ActionKind.CHECK:
+        return ()
+    weapons: list[tuple[str, ...]] = [()]
+    if action.uses_weapon:
+        weapons = [
+            (w.name,)
+            for w in creature.weapons
+            if action.weapon_kind is None or w.kind is action.weapon_kind
+        ]
+    targets: list[tuple[int, tuple[Act, ...]]] = []
+    for j in among:
+        other = creatures[j]
+        if j == i:
+            continue
+        if kind is ActionKind.ATTACK and other.side is creature.side:
+            continue
+        if kind is ActionKind.EFFECT and not grant_fits(action, creature, other):
+            continue
+        commands = tuple(Act(creature.id, action.name, (other.id,), w) for w in weapons)
+        if commands:
+            targets.append((j, commands))
+    return tuple(targets)
 
 
 class _Tables:
@@ -103,45 +120,85 @@ class _Tables:
         "exprs",
         "own_turn",
         "passes",
+        "reaction_choices",
         "reactions",
     )
 
-    def __init__(self, definition: EncounterDef) -> None:
+    actions: tuple[dict[str, ActionDef | None], ...]
+    passes: tuple[Pass, ...]
+    end_turns: tuple[EndTurn, ...]
+    own_turn: tuple[tuple[_Choices, ...], ...]
+    reaction_choices: tuple[tuple[_Choices, ...], ...]
+    reactions: tuple[tuple[tuple[int, ...], ...], ...]
+
+    def __init__(self, definition: EncounterDef, joined: _Tables | None = None) -> None:
+        """The tables of ``definition``; with ``joined``, the tables of the same definition
+        before creatures were appended to it (R48 reinforcements): its rows are kept and
+        widened, so a ``gm: add`` builds the new creature's rows and one column a creature,
+        not every row again (issue 21: rebuilding them all made each add cost the cube of
+        the creatures)."""
         creatures = definition.participants
         self.definition = definition
         economy = economy_for(definition.ruleset)
         #: the gate is a ceiling on one number, the creature's Load (the Action Load economy):
         #: the hot loops compare it with :attr:`_Choices.ceiling` instead of asking
         self.by_load = isinstance(economy, ActionLoadEconomy)
+        start = 0 if joined is None else len(joined.definition.participants)
+        new = range(start, len(creatures))
+        fresh = creatures[start:]
+        kept = joined.actions if joined is not None else ()
         #: per creature: its actions by name (the first of a name, as ``CreatureDef.action``)
-        self.actions = tuple(
+        self.actions = kept + tuple(
             {name: c.action(name) for name in dict.fromkeys(a.name for a in c.actions)}
-            for c in creatures
+            for c in fresh
         )
         #: per creature: its commands to pass on a pending roll and to end its turn
-        self.passes = tuple(Pass(c.id) for c in creatures)
-        self.end_turns = tuple(EndTurn(c.id) for c in creatures)
-        #: per creature: its actions that are not team actions (taken on its own turn)
-        self.own_turn = tuple(
-            tuple(
+        self.passes = (joined.passes if joined else ()) + tuple(Pass(c.id) for c in fresh)
+        self.end_turns = (joined.end_turns if joined else ()) + tuple(EndTurn(c.id) for c in fresh)
+
+        def own(i: int) -> tuple[_Choices, ...]:
+            return tuple(
                 _Choices.of(creatures, i, a, economy)
-                for a in c.actions
+                for a in creatures[i].actions
                 if a.kind is not ActionKind.TEAM
             )
-            for i, c in enumerate(creatures)
-        )
-        #: per creature, per roller: its reactions that may be taken on that roller's pending
-        #: roll (a team action only if its grant fits the roller: help an ally, hinder a foe)
-        self.reactions = tuple(
-            tuple(
-                tuple(
-                    _Choices.of(creatures, i, a, economy)
-                    for a in c.actions
-                    if a.reaction and (a.kind is not ActionKind.TEAM or grant_fits(a, c, roller))
-                )
-                for roller in creatures
+
+        def reacting(i: int) -> tuple[_Choices, ...]:
+            return tuple(
+                _Choices.of(creatures, i, a, economy) for a in creatures[i].actions if a.reaction
             )
-            for i, c in enumerate(creatures)
+
+        def column(i: int, rollers: range) -> tuple[tuple[int, ...], ...]:
+            c = creatures[i]
+            return tuple(
+                tuple(
+                    k
+                    for k, choices in enumerate(self.reaction_choices[i])
+                    if choices.action.kind is not ActionKind.TEAM
+                    or grant_fits(choices.action, c, creatures[r])
+                )
+                for r in rollers
+            )
+
+        old_own = joined.own_turn if joined else ()
+        old_reacting = joined.reaction_choices if joined else ()
+        #: per creature: its actions that are not team actions (taken on its own turn)
+        self.own_turn = tuple(
+            tuple(ch.aimed_also(creatures, i, new) for ch in row) for i, row in enumerate(old_own)
+        ) + tuple(own(i) for i in new)
+        #: per creature: its reactions, with their choices (a team action among them only
+        #: where :attr:`reactions` says its grant fits the roller)
+        self.reaction_choices = tuple(
+            tuple(ch.aimed_also(creatures, i, new) for ch in row)
+            for i, row in enumerate(old_reacting)
+        ) + tuple(reacting(i) for i in new)
+        everyone = range(len(creatures))
+        old_rows = joined.reactions if joined else ()
+        #: per creature, per roller: which of its :attr:`reaction_choices` may be taken on that
+        #: roller's pending roll (a team action only if its grant fits the roller: help an
+        #: ally, hinder a foe), as indices, so a joined creature adds a column, not new rows
+        self.reactions = tuple(row + column(i, new) for i, row in enumerate(old_rows)) + tuple(
+            column(i, everyone) for i in new
         )
         #: (id(action), id(weapon), d4) → (action, weapon, expression, its text); the entry
         #: holds the action and the weapon, so their ids cannot be reused while it exists
@@ -175,12 +232,13 @@ _ACTS_KEPT: Final = 4096
 _TABLES_KEPT: Final = 32
 
 
-def tables(definition: EncounterDef) -> _Tables:
+def tables(definition: EncounterDef, joined: _Tables | None = None) -> _Tables:
     """The tables of ``definition``, built on its first encounter (simulations begin thousands
-    of encounters of one definition); the last few definitions' tables are kept."""
+    of encounters of one definition); the last few definitions' tables are kept. ``joined``:
+    the tables of the definition ``definition`` appends creatures to (:meth:`LoadActions.joined`)."""
     found = _TABLES.get(id(definition))
     if found is None or found.definition is not definition:
-        found = _Tables(definition)
+        found = _Tables(definition, joined)
         if len(_TABLES) >= _TABLES_KEPT:
             del _TABLES[next(iter(_TABLES))]
         _TABLES[id(definition)] = found
@@ -192,11 +250,25 @@ class LoadActions:
 
     __slots__ = ("tables",)
 
-    def __init__(self, definition: EncounterDef) -> None:
-        self.tables = tables(definition)
+    def __init__(self, definition: EncounterDef, joined: _Tables | None = None) -> None:
+        self.tables = tables(definition, joined)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> LoadActions:
         return self
+
+    def joined(self, definition: EncounterDef) -> LoadActions:
+        """The actions of ``definition``, which is this one's with creatures appended to its
+        participants (R48 ``gm: add``): the tables grow by the new creatures' rows and columns
+        instead of being built again. Any other change builds them afresh."""
+        before = self.tables.definition
+        old, now = before.participants, definition.participants
+        if (
+            definition.ruleset is before.ruleset
+            and len(now) >= len(old)
+            and all(a is b for a, b in zip(old, now, strict=False))
+        ):
+            return LoadActions(definition, self.tables)
+        return LoadActions(definition)
 
     # -- who is asked ---------------------------------------------------------------------------
 
@@ -217,7 +289,10 @@ class LoadActions:
         the commands (asked of every creature in the window before every decision)."""
         creature, resources, down = enc.creatures[i], enc.resources[i], enc.down
         load = self._load(enc, i)
-        for choices in self.tables.reactions[i][top.roller]:
+        t = self.tables
+        row = t.reaction_choices[i]
+        for k in t.reactions[i][top.roller]:
+            choices = row[k]
             if load is not None and load > choices.ceiling:  # R11, as the economy's ceiling
                 continue
             if top.helpers and self._applied(i, choices.action, top):
@@ -254,7 +329,9 @@ class LoadActions:
             top = enc.pending[-1]
             if top.kind is RollKind.INITIATIVE or i == top.roller:
                 return
-            yield from self._candidates(enc, i, t.reactions[i][top.roller], on_turn=False, top=top)
+            row = t.reaction_choices[i]
+            reactions = [row[k] for k in t.reactions[i][top.roller]]
+            yield from self._candidates(enc, i, reactions, on_turn=False, top=top)
             if i not in top.passed:
                 yield t.passes[i]
             return
@@ -267,7 +344,7 @@ class LoadActions:
         self,
         enc: Engine,
         i: int,
-        actions: tuple[_Choices, ...],
+        actions: Sequence[_Choices],
         *,
         on_turn: bool,
         top: PendingRoll | None = None,
