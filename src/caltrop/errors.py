@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "CaltropError",
@@ -26,18 +27,25 @@ __all__ = [
     "DiceTypeError",
     "DifficultyError",
     "FastPathError",
+    "ForbiddenError",
+    "FormError",
     "IllegalActionError",
     "InvalidActionError",
     "LogFileError",
+    "NoSeatError",
     "NotDeterministicError",
     "NotFoundError",
+    "OutOfStepError",
     "OverrideError",
     "PointsTacticalMismatchError",
     "Problem",
+    "RefusalError",
+    "RefusedError",
     "ReplayMismatchError",
     "SimulationError",
     "StateSpaceTooLargeError",
     "TacticalMismatchError",
+    "TooLargeError",
     "UnknownPolicyError",
     "VaryError",
 ]
@@ -197,5 +205,44 @@ class ConflictError(CaltropError):
     """Another writer appended to the same log first (the unique seq): nothing was stored."""
 
 
-class NotFoundError(CaltropError):
-    """No such table or encounter."""
+class RefusalError(CaltropError):
+    """A request the table refuses, saying why; nothing changed. Its kind says which (no seat,
+    not allowed, out of step, too large, refused by a field or the rules, not found); the table
+    server maps each kind to its HTTP status in one table (``caltrop.web.errors.STATUS``), so
+    the service knows no HTTP (issue 24 item 3). ``extra``: fields a client may act on (the
+    log's ``head`` with a stale ``expected_seq``)."""
+
+    def __init__(self, reason: str, **extra: Any) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.extra = extra
+
+
+class NoSeatError(RefusalError):
+    """No seat: no token, or an unknown or revoked one."""
+
+
+class ForbiddenError(RefusalError):
+    """The seat may not do this (a player's GM command, a player's export), or the request
+    came from another site's page."""
+
+
+class OutOfStepError(RefusalError):
+    """The table is not where the request thought: a stale ``expected_seq``, a command id
+    another seat used, a creature that does not play in the encounter now."""
+
+
+class TooLargeError(RefusalError):
+    """A body, an upload or a file larger than what the table takes."""
+
+
+class RefusedError(RefusalError):
+    """A field is wrong, or the game's rules refuse the command (with the rule's words)."""
+
+
+class FormError(RefusedError):
+    """A web form that does not make a command: the message says which field is wrong."""
+
+
+class NotFoundError(RefusalError):
+    """No such table, encounter or log."""

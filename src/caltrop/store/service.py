@@ -44,14 +44,22 @@ from caltrop.core.commands import GM, AddCreature, Command, parse_command
 from caltrop.core.model import EncounterDef, Side
 from caltrop.economy.outcome import outcome_json
 from caltrop.encounter import Encounter
-from caltrop.errors import CaltropError
+from caltrop.errors import (
+    CaltropError,
+    ForbiddenError,
+    NoSeatError,
+    NotFoundError,
+    OutOfStepError,
+    RefusedError,
+    TooLargeError,
+)
+from caltrop.errors import RefusalError as RefusalError
 from caltrop.store.lru import LRU
 from caltrop.store.repository import (
     LibraryEntry,
     Located,
     LogWriter,
     NewSeat,
-    NotFoundError,
     Repository,
     Seat,
 )
@@ -73,16 +81,6 @@ MAX_COMMAND_ID: Final = 100
 MAX_UPLOAD_FILES: Final = 50
 MAX_UPLOAD_BYTES: Final = 4 * MAX_FILE_BYTES
 MAX_UPLOAD_NAME: Final = 200
-
-
-class RefusalError(CaltropError):
-    """A request the table refuses, with the HTTP status that says why (nothing changed)."""
-
-    def __init__(self, status: int, reason: str, **extra: Any) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
-        self.extra = extra
 
 
 def token_hash(token: str) -> str:
@@ -206,7 +204,7 @@ class Tables:
         data = self.repository.library_definition(name)
         if data is None:
             names = ", ".join(e.name for e in self.repository.library())
-            raise RefusalError(422, f"no encounter {name!r} in the library ({names})")
+            raise RefusedError(f"no encounter {name!r} in the library ({names})")
         return encounter_from_dict(data)
 
     # -- tables -----------------------------------------------------------------------------
@@ -231,24 +229,24 @@ class Tables:
         /api/log``): read as ``caltrop replay`` reads a file, replayed with its dice checked;
         422 naming the line or the event if it is not a whole Caltrop log."""
         if len(payload) > MAX_LOG_BYTES:
-            raise RefusalError(413, f"a log is at most {MAX_LOG_BYTES:,} bytes")
+            raise TooLargeError(f"a log is at most {MAX_LOG_BYTES:,} bytes")
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "upload.jsonl"
             path.write_bytes(payload)
             try:
                 events, _ = read_log_events(path)
             except CaltropError as exc:
-                raise RefusalError(422, str(exc).replace(str(path), "the upload")) from None
+                raise RefusedError(str(exc).replace(str(path), "the upload")) from None
         header = events[0].get("header")
         if not isinstance(header, dict) or not isinstance(header.get("definition"), dict):
-            raise RefusalError(422, "line 1: the 'begin' event must carry the encounter")
+            raise RefusedError("line 1: the 'begin' event must carry the encounter")
         try:  # the log reader's own checks: the header, each gm: add creature (issue 21)
             definition = log_definition(events)
             engine = Encounter.replay(definition, events)
         except CaltropError as exc:
-            raise RefusalError(422, f"this log does not replay: {exc}") from None
+            raise RefusedError(f"this log does not replay: {exc}") from None
         except (KeyError, TypeError, ValueError, RecursionError) as exc:
-            raise RefusalError(422, f"not a Caltrop log ({type(exc).__name__})") from None
+            raise RefusedError(f"not a Caltrop log ({type(exc).__name__})") from None
         return self._open(encounter_to_dict(definition), engine)
 
     def _open(self, data: Mapping[str, Any], engine: Encounter) -> NewTable:
@@ -275,7 +273,7 @@ class Tables:
         hashed = token_hash(token)
         seat = self.repository.seat_by_token_hash(hashed)
         if seat is None or seat.revoked:
-            raise RefusalError(401, "unknown or revoked seat token")
+            raise NoSeatError("unknown or revoked seat token")
         with self._cache_lock:
             if len(self._seats) >= MAX_KNOWN_SEATS:
                 self._seats.clear()
@@ -296,19 +294,19 @@ class Tables:
         """The GM sets what players see of NPCs: id → {health: exact|label|hidden, aspects,
         resources} (issue 11); 403 for a player, 422 naming a wrong id or value."""
         if seat.role != "gm":
-            raise RefusalError(403, "only the GM decides what players see of NPCs")
+            raise ForbiddenError("only the GM decides what players see of NPCs")
         located = self.repository.locate(seat.table_id)
         encounter = self._at_head(located)
         npcs = {c.id for c in encounter.creatures if c.side is Side.NPC}
         merged = dict(located.visibility)
         for creature_id, value in shown.items():
             if creature_id not in npcs:
-                raise RefusalError(422, f"{creature_id!r} is not an NPC of this encounter")
+                raise RefusedError(f"{creature_id!r} is not an NPC of this encounter")
             try:
                 reveal_from({creature_id: value})
             except (ValueError, AttributeError):
-                raise RefusalError(
-                    422, f"{creature_id}: health is exact, label or hidden, not {value!r}"
+                raise RefusedError(
+                    f"{creature_id}: health is exact, label or hidden, not {value!r}"
                 ) from None
             merged[creature_id] = dict(value)
         self.repository.set_visibility(located.encounter_id, merged)
@@ -329,13 +327,13 @@ class Tables:
         (:func:`caltrop.table.night.carry_over`); the encounter before keeps its log. Returns
         the tokens of seats for player characters new to the table."""
         if seat.role != "gm":
-            raise RefusalError(403, "only the GM starts the next encounter")
+            raise ForbiddenError("only the GM starts the next encounter")
         definition = self._from_library(encounter) if isinstance(encounter, str) else encounter
         previous = self._at_head(self.repository.locate(seat.table_id))
         try:
             carried = carry_over(previous, definition, reset)
         except CaltropError as exc:
-            raise RefusalError(422, str(exc)) from None
+            raise RefusedError(str(exc)) from None
         data = encounter_to_dict(carried)
         engine = Encounter.begin(carried, seed, header={"definition": data})
         seated = {
@@ -358,13 +356,11 @@ class Tables:
         """The GM revokes a player's seat and issues a new token for the creature (issue 11);
         returns the token and the revoked seats' ids (their sockets are to be closed)."""
         if seat.role != "gm":
-            raise RefusalError(403, "only the GM may revoke and reissue a seat")
+            raise ForbiddenError("only the GM may revoke and reissue a seat")
         encounter = self._at_head(self.repository.locate(seat.table_id))
         pcs = [c.id for c in encounter.creatures if c.side is Side.PC]
         if creature_id not in pcs:
-            raise RefusalError(
-                422, f"{creature_id!r} is not a player character here ({', '.join(pcs)})"
-            )
+            raise RefusedError(f"{creature_id!r} is not a player character here ({', '.join(pcs)})")
         token = secrets.token_urlsafe(32)
         revoked = self.repository.reissue_seat(seat.table_id, creature_id, token_hash(token))
         with self._cache_lock:
@@ -390,7 +386,7 @@ class Tables:
         viewer = viewer_of(seat)
         found = self.views(seat.table_id, {viewer}).get(viewer)
         if found is None:
-            raise RefusalError(409, f"{viewer} does not play in this table's encounter now")
+            raise OutOfStepError(f"{viewer} does not play in this table's encounter now")
         return found
 
     def views(self, table_id: str, viewers: set[str]) -> dict[str, TableView]:
@@ -536,14 +532,13 @@ class Tables:
         """An encounter's log as ``caltrop replay`` reads it (the GM's export): the current
         encounter's, or the one at ``position`` (0 the night's first)."""
         if seat.role != "gm":
-            raise RefusalError(403, "only the GM may export the log (it holds every stat block)")
+            raise ForbiddenError("only the GM may export the log (it holds every stat block)")
         if position is None:
             encounter_id = self.repository.locate(seat.table_id).encounter_id
         else:
             played = self.repository.encounters(seat.table_id)
             if not 0 <= position < len(played):
-                raise RefusalError(
-                    404,
+                raise NotFoundError(
                     f"no encounter {position}: this night has {len(played)} (0 to "
                     f"{len(played) - 1})",
                 )
@@ -557,7 +552,7 @@ class Tables:
         """Every encounter's log of the night, in order, each with a file name
         (``1-goblin-ambush.jsonl``): the GM's export of the whole night."""
         if seat.role != "gm":
-            raise RefusalError(403, "only the GM may export the logs (they hold every stat block)")
+            raise ForbiddenError("only the GM may export the logs (they hold every stat block)")
         out = []
         for n, record in enumerate(self.repository.encounters(seat.table_id), start=1):
             slug = "-".join("".join(c if c.isalnum() else " " for c in record.name).split())
@@ -582,7 +577,7 @@ class Tables:
         """Apply one command for ``seat`` and commit it; see the module's docstring. With
         ``tell`` (viewers), the answer carries what each is to be told (:attr:`Accepted.told`)."""
         if not command_id or len(command_id) > MAX_COMMAND_ID:
-            raise RefusalError(422, f"command_id must be 1 to {MAX_COMMAND_ID} characters")
+            raise RefusedError(f"command_id must be 1 to {MAX_COMMAND_ID} characters")
         located = self.repository.locate(seat.table_id)
         encounter_id = located.encounter_id
         cached = self._cached(encounter_id)
@@ -591,12 +586,12 @@ class Tables:
             stored = log.answer(command_id)
             if stored is not None:
                 if stored.get("seat") != seat.id:
-                    raise RefusalError(409, f"command_id {command_id!r} was used by another seat")
+                    raise OutOfStepError(f"command_id {command_id!r} was used by another seat")
                 return Accepted(stored, seat.table_id, replayed=True), None
             head = log.head()
             if expected_seq is not None and expected_seq != head:
-                raise RefusalError(
-                    409, f"stale expected_seq {expected_seq}: the log is at {head}", head=head
+                raise OutOfStepError(
+                    f"stale expected_seq {expected_seq}: the log is at {head}", head=head
                 )
             current = cached.encounter
             if len(current.events) - 1 != head:  # another process appended: catch up
@@ -604,15 +599,15 @@ class Tables:
             try:
                 command = _command(text, current)
             except CaltropError as exc:
-                raise RefusalError(422, str(exc)) from None
+                raise RefusedError(str(exc)) from None
             why = refusal(current, None if seat.role == "gm" else seat.creature_id, command)
             if why is not None:
-                raise RefusalError(403, why)
+                raise ForbiddenError(why)
             after = current.clone()
             try:
                 outcome = after.apply(command)
             except CaltropError as exc:
-                raise RefusalError(422, str(exc)) from None
+                raise RefusedError(str(exc)) from None
             settled = after.settle()
             new = tuple((seq, after.events[seq]) for seq in range(head + 1, len(after.events)))
             answer: dict[str, Any] = {
@@ -681,27 +676,27 @@ def uploaded_encounter(files: Mapping[str, bytes]) -> EncounterDef:
     UTF-8 text; exactly one is ``kind: encounter`` and it may include the others by relative
     path, never a file of the server's. 413 past a size, 422 naming the file, line and field."""
     if not files:
-        raise RefusalError(422, "no files uploaded: send the encounter's YAML files")
+        raise RefusedError("no files uploaded: send the encounter's YAML files")
     if len(files) > MAX_UPLOAD_FILES:
-        raise RefusalError(413, f"at most {MAX_UPLOAD_FILES} files in one upload")
+        raise TooLargeError(f"at most {MAX_UPLOAD_FILES} files in one upload")
     total = sum(len(data) for data in files.values())
     if total > MAX_UPLOAD_BYTES:
-        raise RefusalError(413, f"an upload is at most {MAX_UPLOAD_BYTES:,} bytes in all")
+        raise TooLargeError(f"an upload is at most {MAX_UPLOAD_BYTES:,} bytes in all")
     texts: dict[str, str] = {}
     for name, data in files.items():
         clean = _upload_name(name)
         if len(data) > MAX_FILE_BYTES:
-            raise RefusalError(413, f"{clean}: a content file is at most {MAX_FILE_BYTES:,} bytes")
+            raise TooLargeError(f"{clean}: a content file is at most {MAX_FILE_BYTES:,} bytes")
         try:
             texts[clean] = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise RefusalError(
-                422, f"{clean}: not UTF-8 text (byte {exc.start + 1}); content files are YAML"
+            raise RefusedError(
+                f"{clean}: not UTF-8 text (byte {exc.start + 1}); content files are YAML"
             ) from None
     try:
         return load_encounter_files(texts)
     except CaltropError as exc:
-        raise RefusalError(422, str(exc)) from None
+        raise RefusedError(str(exc)) from None
 
 
 def _upload_name(name: str) -> str:
@@ -715,8 +710,7 @@ def _upload_name(name: str) -> str:
         or any(not ch.isprintable() for ch in clean)
     ):
         shown = repr(name[:60])
-        raise RefusalError(
-            422,
+        raise RefusedError(
             f"{shown}: an uploaded file is named by a relative path (no '..', no control "
             f"characters, at most {MAX_UPLOAD_NAME} characters)",
         )

@@ -5,9 +5,10 @@ cookie ``caltrop_seat`` that ``GET /join/TOKEN`` sets; a cookie-bound request th
 anything must come from the server's own pages (:mod:`caltrop.web.deps`, the Origin rule). The
 routes live in :mod:`caltrop.web.routes` (the API, one module a resource) and
 :mod:`caltrop.web.pages` (the browser screens); the live stream in :mod:`caltrop.web.stream`.
-Refusals are :class:`~caltrop.store.service.RefusalError` (``{"detail": …}`` with its status),
-:class:`~caltrop.store.repository.NotFoundError` (404) and a request the schema refuses (422,
-in words), mapped here, once, to the one error model of :mod:`caltrop.web.errors`.
+Refusals are the kinds of :class:`~caltrop.errors.RefusalError` the service raises (no seat,
+forbidden, out of step, too large, refused, not found: it knows no HTTP) and a request the schema
+refuses (422, in words), mapped here, once, to the one error model and the status table of
+:mod:`caltrop.web.errors`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from caltrop.store.checkpoint import Checkpointer
 from caltrop.store.repository import NotFoundError
 from caltrop.store.service import RefusalError, Tables
 from caltrop.web import pages
-from caltrop.web.errors import document_errors, refusal_body, validation_detail
+from caltrop.web.errors import document_errors, refusal_body, status_of, validation_detail
 from caltrop.web.headers import SecurityHeaders
 from caltrop.web.limits import Limits
 from caltrop.web.ratelimit import TokenBucket
@@ -73,7 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RefusalError)
     async def refused(_request: Request, exc: RefusalError) -> JSONResponse:
-        return JSONResponse(refusal_body(exc), status_code=exc.status)
+        return JSONResponse(refusal_body(exc), status_code=status_of(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -23,8 +23,9 @@ from fastapi import Depends, Request, WebSocket
 from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
+from caltrop.errors import ForbiddenError, NoSeatError
 from caltrop.store.repository import Seat
-from caltrop.store.service import RefusalError, Tables
+from caltrop.store.service import Tables
 from caltrop.web.seating import COOKIE
 from caltrop.web.stream import Hub
 
@@ -57,7 +58,7 @@ async def same_origin(request: Request) -> None:
     """The Origin rule (module docstring) for an HTTP route: 403 with the reason."""
     why = foreign(request.headers)
     if why is not None:
-        raise RefusalError(403, why)
+        raise ForbiddenError(why)
 
 
 def service_of(connection: Request | WebSocket) -> Tables:
@@ -75,11 +76,11 @@ def token_of(authorization: str | None, cookie: str | None) -> str:
     if authorization:
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            raise RefusalError(401, "Authorization must be 'Bearer TOKEN'")
+            raise NoSeatError("Authorization must be 'Bearer TOKEN'")
         return token.strip()
     if cookie:
         return cookie
-    raise RefusalError(401, "no seat: send 'Authorization: Bearer TOKEN' or open your link")
+    raise NoSeatError("no seat: send 'Authorization: Bearer TOKEN' or open your link")
 
 
 async def seat_of_token(service: Tables, token: str) -> Seat:

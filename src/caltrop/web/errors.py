@@ -2,8 +2,8 @@
 
 Every refusal, whoever makes it, is answered with one body, :class:`ErrorOut`:
 ``{"detail": "why, in words"}``, plus ``head`` for a stale ``expected_seq``. That covers the
-service's :class:`~caltrop.store.service.RefusalError` (its status and reason), a table or log
-that is gone (404), a request the schema refuses (422, the field and the reason in words:
+service's refusals (:class:`~caltrop.errors.RefusalError`'s kinds, each given its status by
+:data:`STATUS`), a table or log that is gone (404), a request the schema refuses (422, the field and the reason in words:
 ``body.seed: Input should be a valid integer``; FastAPI's own list of validation errors is
 never sent) and Starlette's own refusals (404 no such route, 405 no such method), which
 already send ``{"detail": "…"}``.
@@ -23,7 +23,15 @@ from typing import Any, Final
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from caltrop.store.service import RefusalError
+from caltrop.errors import (
+    ForbiddenError,
+    NoSeatError,
+    NotFoundError,
+    OutOfStepError,
+    RefusalError,
+    RefusedError,
+    TooLargeError,
+)
 
 
 class ErrorOut(BaseModel):
@@ -125,6 +133,26 @@ def _one(error: Mapping[str, Any]) -> str:
     where = ".".join(str(part) for part in error.get("loc", ()))
     message = str(error.get("msg", "is wrong"))
     return f"{where}: {message}" if where else message
+
+
+#: the HTTP status of each kind of refusal (issue 24 item 3: the service raises the kind, and
+#: only the web layer knows the status, here, once)
+STATUS: Final[Mapping[type[RefusalError], int]] = {
+    NoSeatError: 401,
+    ForbiddenError: 403,
+    NotFoundError: 404,
+    OutOfStepError: 409,
+    TooLargeError: 413,
+    RefusedError: 422,
+}
+
+
+def status_of(exc: RefusalError) -> int:
+    """The HTTP status of ``exc``'s kind (the nearest kind in :data:`STATUS` it is)."""
+    for kind in type(exc).__mro__:
+        if kind in STATUS:
+            return STATUS[kind]
+    raise TypeError(f"a refusal of no kind: {type(exc).__name__}")  # every kind is listed
 
 
 def refusal_body(exc: RefusalError) -> dict[str, Any]:

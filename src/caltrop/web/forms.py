@@ -13,11 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from caltrop.core.ids import id_problem
-from caltrop.errors import CaltropError
-
-
-class FormError(CaltropError):
-    """A form that does not make a command: the message says which field is wrong."""
+from caltrop.errors import FormError as FormError
 
 
 def _field(fields: Mapping[str, Sequence[str]], name: str, *, required: bool = True) -> str:

@@ -39,11 +39,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from caltrop.content.logfile import MAX_LOG_BYTES
+from caltrop.errors import NoSeatError, RefusedError
 from caltrop.store.repository import Seat
 from caltrop.store.service import MAX_UPLOAD_BYTES as MAX_CONTENT_BYTES
 from caltrop.store.service import NewTable, RefusalError, Tables
 from caltrop.web import seating
 from caltrop.web.deps import ORIGIN_CHECKED, hub_of, service_of
+from caltrop.web.errors import status_of
 from caltrop.web.forms import FormError, command_text
 from caltrop.web.routes.gm import close_revoked_here
 from caltrop.web.routes.socket import command as socket_command
@@ -77,7 +79,7 @@ def _flash(request: Request) -> dict[int, dict[str, Any]]:
 async def _page_seat(request: Request) -> Seat:
     token = request.cookies.get(seating.COOKIE)
     if not token:
-        raise RefusalError(401, "no seat in this browser: open your invite link")
+        raise NoSeatError("no seat in this browser: open your invite link")
     return await run_in_threadpool(_service(request).seat, token)
 
 
@@ -157,7 +159,7 @@ async def open_table(request: Request) -> Response:
     try:
         new = await run_in_threadpool(service.create, name)
     except RefusalError as exc:
-        return _message(request, "Cannot open that table", exc.reason, exc.status)
+        return _message(request, "Cannot open that table", exc.reason, status_of(exc))
     return _opened(request, new)
 
 
@@ -176,7 +178,7 @@ async def upload_table(request: Request) -> Response:
     try:
         new = await run_in_threadpool(_from_upload, service, files)
     except RefusalError as exc:
-        return _message(request, "Upload refused", exc.reason, exc.status)
+        return _message(request, "Upload refused", exc.reason, status_of(exc))
     return _opened(request, new)
 
 
@@ -184,11 +186,11 @@ def _from_upload(service: Tables, files: Mapping[str, bytes]) -> NewTable:
     """An exported log (``.jsonl``) goes on from where it was; YAML files are an encounter
     and the content it includes (:meth:`Tables.create_from_upload`)."""
     if not files:
-        raise RefusalError(422, "choose an encounter YAML file or an exported log")
+        raise RefusedError("choose an encounter YAML file or an exported log")
     logs = [n for n in files if n.endswith((".jsonl", ".json"))]
     if logs:
         if len(files) > 1:
-            raise RefusalError(422, "upload a log on its own")
+            raise RefusedError("upload a log on its own")
         return service.import_log(files[logs[0]])
     return service.create_from_upload(files)
 
@@ -200,7 +202,7 @@ async def table(request: Request) -> HTMLResponse:
         service = _service(request)
         view = (await run_in_threadpool(service.view, seat)).as_dict()
     except RefusalError as exc:
-        return _message(request, "No table here", exc.reason, exc.status)
+        return _message(request, "No table here", exc.reason, status_of(exc))
     context = screen_context(view)
     if seat.role == "gm":
         record = await run_in_threadpool(service.repository.current_encounter, seat.table_id)
@@ -233,7 +235,7 @@ async def command(request: Request) -> Response:
     except FormError as exc:
         return _refused(str(exc), 422, plain=plain)
     except RefusalError as exc:
-        return _refused(exc.reason, exc.status, plain=plain)
+        return _refused(exc.reason, status_of(exc), plain=plain)
     if not accepted.replayed:
         await _hub(request).poke(seat.table_id)
     return RedirectResponse("/table", status_code=303) if plain else _answer("")
@@ -262,7 +264,7 @@ async def visibility(request: Request) -> HTMLResponse:
         service = _service(request)
         await run_in_threadpool(service.set_visibility, seat, {creature: shown})
     except RefusalError as exc:
-        return _answer(exc.reason, exc.status, ok=False)
+        return _answer(exc.reason, status_of(exc), ok=False)
     await _hub(request).poke(seat.table_id, fresh=True)
     return _answer("shown to the players")
 
@@ -278,7 +280,7 @@ async def reissue(request: Request, creature_id: str) -> HTMLResponse:
         token, revoked = await run_in_threadpool(service.reissue, seat, creature_id)
         view = await run_in_threadpool(service.view, seat)
     except RefusalError as exc:
-        return _answer(exc.reason, exc.status, ok=False)
+        return _answer(exc.reason, status_of(exc), ok=False)
     close_revoked_here(_hub(request), seat.table_id, revoked)
     creature = next(c for c in view.as_dict()["creatures"] if c["id"] == creature_id)
     card = render("seat.html", c=creature, flash=None, seat_link=_link(request, token), qr=qr_svg)
@@ -295,7 +297,7 @@ async def next_encounter(request: Request) -> HTMLResponse:
         service = _service(request)
         tokens = await run_in_threadpool(lambda: service.next_encounter(seat, name, reset=reset))
     except RefusalError as exc:
-        return _answer(exc.reason, exc.status, ok=False)
+        return _answer(exc.reason, status_of(exc), ok=False)
     await _hub(request).poke(seat.table_id, fresh=True)
     links = "".join(
         f'<li>{html.escape(cid)}: <a href="{html.escape(_link(request, t))}">'

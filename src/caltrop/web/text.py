@@ -17,7 +17,7 @@ from typing import Annotated, Final
 from pydantic import AfterValidator
 from starlette.datastructures import FormData
 
-from caltrop.store.service import RefusalError
+from caltrop.errors import RefusedError
 
 NUL: Final = "\x00"
 
@@ -45,5 +45,5 @@ def checked_form(form: FormData) -> FormData:
             try:
                 no_nul(checked)
             except ValueError as exc:
-                raise RefusalError(422, f"{what}: {exc}") from None
+                raise RefusedError(f"{what}: {exc}") from None
     return form

@@ -7,7 +7,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
-from caltrop.store.service import RefusalError, uploaded_encounter
+from caltrop.errors import ForbiddenError, RefusedError
+from caltrop.store.service import uploaded_encounter
 from caltrop.web.deps import ORIGIN_CHECKED, HubDep, SeatDep, TablesDep
 from caltrop.web.errors import responses
 from caltrop.web.routes.links import seat_out
@@ -66,12 +67,12 @@ async def upload_next_encounter(
     """The GM: the night's next encounter from uploaded YAML files (multipart ``files``;
     ``reset``: health, stamina or exhaustion, repeated; ``seed``)."""
     if seat.role != "gm":
-        raise RefusalError(403, "only the GM starts the next encounter")
+        raise ForbiddenError("only the GM starts the next encounter")
     files, fields = await uploaded(request)
     reset = [str(v) for v in fields.getlist("reset")]
     wrong = sorted(set(reset) - RESETS)
     if wrong:
-        raise RefusalError(422, f"reset names health, stamina or exhaustion, not {wrong[0]!r}")
+        raise RefusedError(f"reset names health, stamina or exhaustion, not {wrong[0]!r}")
     seed = seed_field(fields)
     definition = await run_in_threadpool(uploaded_encounter, files)
     tokens = await run_in_threadpool(

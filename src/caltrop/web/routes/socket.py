@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from caltrop.store.repository import Seat
 from caltrop.store.service import RefusalError, Tables
 from caltrop.web.deps import foreign, hub_of, seat_of_token, service_of, token_of
+from caltrop.web.errors import status_of
 from caltrop.web.routes.play import public_answer
 from caltrop.web.schemas import CommandIn
 from caltrop.web.seating import COOKIE
@@ -190,7 +191,7 @@ async def command(service: Tables, hub: Hub, subscriber: Subscriber, data: dict[
             {
                 "type": "refused",
                 "command_id": body.command_id,
-                "status": exc.status,
+                "status": status_of(exc),
                 "detail": exc.reason,
                 **exc.extra,
             }
