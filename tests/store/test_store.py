@@ -24,6 +24,7 @@ from caltrop.store import Repository, open_database
 from caltrop.store.models import EventRow
 from caltrop.store.repository import Seat
 from caltrop.store.service import RefusalError, Tables, token_hash
+from caltrop.web.errors import status_of
 
 
 def seat(tables: Tables, token: str) -> Seat:
@@ -76,7 +77,7 @@ def test_seats_keep_only_token_hashes(tables: Tables, engine: Engine) -> None:
     assert tables.seat(new.player_tokens["aria"]).creature_id == "aria"
     with pytest.raises(RefusalError) as refused:
         tables.seat("not-a-token")
-    assert refused.value.status == 401
+    assert status_of(refused.value) == 401
 
 
 def test_commands_are_committed_and_the_state_is_a_replay(tables: Tables) -> None:
@@ -133,7 +134,7 @@ def test_a_retry_gets_the_stored_answer_and_applies_nothing(tables: Tables) -> N
     aria = tables.seat(new.player_tokens["aria"])
     with pytest.raises(RefusalError) as refused:
         tables.submit(aria, "aria: pass", "same")
-    assert refused.value.status == 409
+    assert status_of(refused.value) == 409
 
 
 def test_a_stale_expected_seq_is_refused_with_the_head(tables: Tables) -> None:
@@ -142,7 +143,7 @@ def test_a_stale_expected_seq_is_refused_with_the_head(tables: Tables) -> None:
     tables.submit(bron, "bron: strike orc-brute", "c1", expected_seq=0)
     with pytest.raises(RefusalError) as refused:
         tables.submit(bron, "bron: end turn", "c2", expected_seq=0)
-    assert refused.value.status == 409
+    assert status_of(refused.value) == 409
     assert refused.value.extra["head"] == 1
     assert tables.head(bron) == 1
 
@@ -176,7 +177,7 @@ def test_a_refused_command_stores_nothing(
     before = tables.view(tables.seat(new.gm_token)).to_json()
     with pytest.raises(RefusalError) as refused:
         tables.submit(seat_, command, "x1")
-    assert refused.value.status == status
+    assert status_of(refused.value) == status
     assert words in refused.value.reason
     assert tables.head(seat_) == 0
     assert tables.view(tables.seat(new.gm_token)).to_json() == before
@@ -197,14 +198,14 @@ def test_a_player_rolls_its_own_roll_once_nobody_is_left_to_answer(tables: Table
     tables.submit(bron, "bron: strike orc-brute", "c1")
     with pytest.raises(RefusalError) as early:
         tables.submit(bron, "roll", "c2")
-    assert early.value.status == 403
+    assert status_of(early.value) == 403
     while (waiting := tables.view(gm).pending) is not None and waiting.waiting_on:
         who = waiting.waiting_on[0]
         token_seat = aria if who == "aria" else gm
         tables.submit(token_seat, f"{who}: pass", f"p-{who}")
     with pytest.raises(RefusalError) as other:
         tables.submit(aria, "roll", "c3")
-    assert other.value.status == 403
+    assert status_of(other.value) == 403
     assert tables.submit(bron, "roll", "c4").answer["outcomes"][0]["roller"] == "bron"
 
 
@@ -227,7 +228,7 @@ def test_concurrent_commands_leave_one_gapless_log(database_url: str) -> None:
                 got = service.submit(gm_seats[k % 2], command, f"w{k}-{n}-{uuid.uuid4().hex[:6]}")
                 outcome = f"ok {got.answer['seq']}"
             except RefusalError as exc:
-                outcome = f"refused {exc.status}"
+                outcome = f"refused {status_of(exc)}"
             with lock:
                 answers.append(outcome)
 
