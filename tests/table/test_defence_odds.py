@@ -116,8 +116,9 @@ def test_each_defence_choice_is_the_engines_and_icepools() -> None:
                     after.apply(a)
                 assist = Act(ally, "assist")
                 if after.is_legal(assist):
-                    assert reaction_odds(after, assist) is not None
-                    assert walk(after, [assist])[0] == helped
+                    assisted = reaction_odds(after, assist)  # the ally's own option
+                    assert assisted is not None
+                    assert assisted.success == walk(after, [assist])[0] == helped
                     checked += 1
     assert checked == 7 * 3  # the assist walked through the engine in every window
 
