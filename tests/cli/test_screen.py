@@ -364,6 +364,9 @@ def test_a_defence_choice_reads_as_the_defenders_odds() -> None:
     assert options["block"] is not None
     assert odds_text(options["block"]) == "unhurt 94%  taken 0.1; +1 assist die >99%"
     assert options["cover"] is not None
-    assert odds_text(options["cover"]).startswith("then block: unhurt 100%")
+    assert odds_text(options["cover"]) == (
+        "then block: unhurt 100%  taken 0.0; +1 assist die 100%; "
+        "then dodge: unhurt 94%  taken 0.4; +1 assist die 100%"
+    )
     assert options["pass"] is not None
     assert odds_text(options["pass"]) == "unhurt 0%  taken 5.0"

@@ -107,6 +107,18 @@ def test_each_defence_choice_is_the_engines_and_icepools() -> None:
             assert_matches(odds, oracle(incoming, mode, rating, resistance, cover, 0))
             assert odds is not None
             assert odds.then == ("block" if verb == "cover" else None)
+            if verb == "cover":  # and followed by a Dodge instead
+                dodge = odds.or_then
+                assert dodge is not None
+                assert dodge.then == "dodge"
+                rating_d = c.stats["dodge_rating"]
+                assert_matches(dodge, walk(enc, [command, Act(defender, "dodge")]))
+                assert_matches(dodge, oracle(incoming, "dodge", rating_d, resistance, True, 0))
+                assert (
+                    dodge.with_help == oracle(incoming, "dodge", rating_d, resistance, True, 1)[0]
+                )
+            else:
+                assert odds.or_then is None
             # one more Defense Assist die (R40), by the engine when an ally may assist
             helped = oracle(incoming, mode, rating, resistance, cover, 1)[0]
             assert odds.with_help == helped

@@ -232,8 +232,12 @@ def test_a_defence_window_shows_each_choices_consequence_and_its_cost_as_paid() 
     assert "with one more Defense Assist die 99.6%" in html
     # Dodge: 2d4 + 1 ≥ 6 is 10/16, else all 6 taken: 6 × 6/16 = 9/4
     assert "62.5% to take no damage, 2.25 expected damage taken (exactly 5/8 and 9/4)" in html
-    # Take Cover, then Block: 2 × 3d4 + 1 ≥ 7 always
+    # Take Cover, then Block: 2 × 3d4 + 1 ≥ 7 always; then Dodge: 2 × 2d4 + 1 ≥ 6 but for
+    # (1,1): 15/16, else all 6 taken (6/16 = 3/8)
     assert "then block: 100.0% to take no damage, 0.00 expected damage taken" in html
+    assert (
+        "; then dodge: 93.8% to take no damage, 0.38 expected damage taken (exactly 15/16 and 3/8)"
+    ) in html
     # no defence (pass): 6 − 1
     assert "0.0% to take no damage, 5.00 expected damage taken (exactly 0 and 5)" in html
 

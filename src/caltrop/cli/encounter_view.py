@@ -70,6 +70,8 @@ def odds_text(odds: Mapping[str, Any]) -> str:
         text += f"  taken {odds['expected_damage']:.1f}"
         if odds.get("with_help") is not None:
             text += f"; +1 assist die {pct(odds['with_help'])}"
+        if odds.get("or_then"):  # Take Cover: also followed by a Dodge
+            text += f"; {odds_text(odds['or_then'])}"
         return text
     word = "hit" if odds["kind"] == "attack" else "success"
     text = f"{word} {pct(odds['success'], odds['exact'])}"

@@ -69,6 +69,8 @@ class Odds:
     #: of Take Cover, which alone changes nothing (R40: it doubles a Block's or Dodge's dice):
     #: the defence these odds assume follows it (``"block"`` or ``"dodge"``)
     then: str | None = None
+    #: of Take Cover, the same with the other defence following it (Dodge after Block)
+    or_then: Odds | None = None
 
     def without_against(self) -> Odds:
         return dataclasses.replace(self, against=None, against_about=None)
@@ -85,6 +87,7 @@ class Odds:
             "with_help": _float(self.with_help),
             "with_hinder": _float(self.with_hinder),
             "then": self.then,
+            "or_then": None if self.or_then is None else self.or_then.as_dict(),
             "rounded": False,
         }
 
@@ -106,6 +109,7 @@ class Odds:
             "with_help": _whole_percent(self.with_help),
             "with_hinder": _whole_percent(self.with_hinder),
             "then": self.then,
+            "or_then": None if self.or_then is None else self.or_then.as_rounded_dict(),
             "rounded": True,
         }
 
@@ -167,15 +171,15 @@ def defence_window(enc: Encounter) -> PendingRoll | None:
 
 
 #: Take Cover alone leaves the damage as it was (R40: it doubles a Block's or Dodge's dice):
-#: its odds are those of the first of these that may follow it.
+#: its odds are those of each of these that may follow it, in this order.
 AFTER_COVER = ("block", "dodge")
 
 
 def reaction_odds(enc: Encounter, command: Command) -> Odds | None:
     """The consequence of answering the open defence window with ``command`` (R40, R45): the
     odds of the window it leaves — passing keeps it (no defence, or the defence chosen), Block,
-    Dodge and Defense Assist change it, Take Cover is followed by a Block (or, if Block is not
-    open, a Dodge). None outside a defence window or when ``command`` is not legal now."""
+    Dodge and Defense Assist change it, Take Cover is shown followed by a Block (``then``) and
+    by a Dodge (``or_then``). None outside a defence window or when ``command`` is not legal now."""
     top = defence_window(enc)
     if top is None:
         return None
@@ -188,21 +192,31 @@ def reaction_odds(enc: Encounter, command: Command) -> Odds | None:
         probe.apply(command)
     except CaltropError:
         return None
-    then = None
-    if command.action == "cover":
-        for verb in AFTER_COVER:
-            after = probe.clone()
-            try:
-                after.apply(Act(command.actor, verb))
-            except CaltropError:
-                continue
-            probe, then = after, verb
-            break
-    window = defence_window(probe)
+    if command.action != "cover":
+        return _window_odds(probe)
+    followed = [
+        dataclasses.replace(odds, then=verb)
+        for verb in AFTER_COVER
+        if (odds := _window_odds(probe, Act(command.actor, verb))) is not None
+    ]
+    if not followed:  # pragma: no cover - after Take Cover, Block and Dodge are open (R45)
+        return _window_odds(probe)
+    first, *rest = followed
+    return dataclasses.replace(first, or_then=rest[0] if rest else None)
+
+
+def _window_odds(enc: Encounter, then: Act | None = None) -> Odds | None:
+    """The odds of ``enc``'s defence window, after ``then`` if given (None if it is refused)."""
+    if then is not None:
+        enc = enc.clone()
+        try:
+            enc.apply(then)
+        except CaltropError:
+            return None
+    window = defence_window(enc)
     if window is None:  # pragma: no cover - a defence reaction leaves its window open
         return None
-    odds = roll_odds(probe, window)
-    return None if odds is None else dataclasses.replace(odds, then=then)
+    return roll_odds(enc, window)
 
 
 def roll_odds(enc: Encounter, p: PendingRoll) -> Odds | None:
