@@ -351,3 +351,22 @@ def test_odds_are_shown_compactly() -> None:
         "with_hinder": None,
     }
     assert odds_text(check) == "success 100%"
+
+
+def test_a_defence_choice_reads_as_the_defenders_odds() -> None:
+    """Issue 22 item 2 (R40): a defence's odds are the chance of taking no damage and the
+    damage taken, not "hit"; Take Cover names the Block it assumes follows."""
+    from caltrop.table import view
+    from tests.table.test_defence_odds import windows
+
+    enc, defender, _ = next(w for w in windows() if w[0].pending_roll.context["incoming"] == 6)
+    options = {o.action: o.odds for o in view(enc, defender).options[defender] if o.legal}
+    assert options["block"] is not None
+    assert odds_text(options["block"]) == "unhurt 94%  taken 0.1; +1 assist die >99%"
+    assert options["cover"] is not None
+    assert odds_text(options["cover"]) == (
+        "then block: unhurt 100%  taken 0.0; +1 assist die 100%; "
+        "then dodge: unhurt 94%  taken 0.4; +1 assist die 100%"
+    )
+    assert options["pass"] is not None
+    assert odds_text(options["pass"]) == "unhurt 0%  taken 5.0"

@@ -236,12 +236,13 @@ def test_action_point_defence_and_contest_odds() -> None:
     enc.apply(parse_command(f"{foe.id}: block"))
     odds = pending_odds(enc)
     assert odds is not None
-    assert odds.kind == "check"
+    assert odds.kind == "defence"
+    assert odds.with_hinder is None  # nobody takes a die off a defence
     top = enc.pending_roll
     assert top is not None
     incoming = int(top.context["incoming"])
     rating, resistance = foe.stats["block_rating"], foe.stats.get("resistance", 0)
-    for got, extra in ((odds.success, 0), (odds.with_help, 1), (odds.with_hinder, -1)):
+    for got, extra in ((odds.success, 0), (odds.with_help, 1)):
         block = max(1, rating + extra) @ icepool.d4 + resistance
         assert got == block.probability(">=", incoming)
     _, mean, _ = engine_walk(enc)

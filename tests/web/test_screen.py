@@ -22,7 +22,7 @@ def test_a_players_screen_shows_aspect_minus_load_and_greys_with_the_reason() ->
     html = screen_fragments(seen)
     assert '<th scope="row">Might</th><td>5</td><td>6</td>' in html  # Load −1: 5 − (−1)
     assert "strike orc-brute with sword" in html
-    assert "cost Load +3" in html
+    assert "cost 3 Load" in html  # R12: the strike adds its Cost 3 to Load
     assert "leaves Load 2" in html
     greyed = [o for o in seen["options"]["bron"] if not o["legal"]]
     assert greyed
@@ -214,3 +214,50 @@ def test_every_page_names_its_icon_inline() -> None:
     html = render("message.html", heading="x", message="y")
     assert '<link rel="icon" href="data:image/svg+xml,' in html
     assert "img-src 'self' data:" in CONTENT_SECURITY_POLICY
+
+
+def test_a_defence_window_shows_each_choices_consequence_and_its_cost_as_paid() -> None:
+    """Issue 22 item 2 (R40, R45): Torvald, 6 damage incoming (Block 3d4 + Resistance 1, Dodge
+    2d4 + 1), sees for each choice the chance of taking no damage and the damage taken, exactly
+    (his own numbers), and each cost as "cost 1 RP", never "RP -1"."""
+    from tests.table.test_defence_odds import windows
+
+    enc, defender, _ = next(w for w in windows() if w[0].pending_roll.context["incoming"] == 6)
+    html = screen_fragments(view(enc, defender).as_dict())
+    assert "cost 1 RP" in html
+    assert "RP -1" not in html
+    assert "to deal damage" not in html
+    # Block: 3d4 + 1 ≥ 6 but for a 2 (1/64 each way under 5: 15/16); E[taken] = 5/64
+    assert "93.8% to take no damage, 0.08 expected damage taken (exactly 15/16 and 5/64)" in html
+    assert "with one more Defense Assist die 99.6%" in html
+    # Dodge: 2d4 + 1 ≥ 6 is 10/16, else all 6 taken: 6 × 6/16 = 9/4
+    assert "62.5% to take no damage, 2.25 expected damage taken (exactly 5/8 and 9/4)" in html
+    # Take Cover, then Block: 2 × 3d4 + 1 ≥ 7 always; then Dodge: 2 × 2d4 + 1 ≥ 6 but for
+    # (1,1): 15/16, else all 6 taken (6/16 = 3/8)
+    assert "then block: 100.0% to take no damage, 0.00 expected damage taken" in html
+    assert (
+        "; then dodge: 93.8% to take no damage, 0.38 expected damage taken (exactly 15/16 and 3/8)"
+    ) in html
+    # no defence (pass): 6 − 1
+    assert "0.0% to take no damage, 5.00 expected damage taken (exactly 0 and 5)" in html
+
+
+def test_a_player_sees_an_npcs_defence_rounded() -> None:
+    """docs/rules.md, "What the odds tell a player": against an NPC whose Aspects are hidden,
+    whole percentages and damage to one decimal, no fraction."""
+    from tests.table.test_odds import ap_encounter
+
+    enc = ap_encounter()
+    owner = enc.turn_owner
+    assert owner is not None
+    foe = next(c for c in enc.creatures if c.side.name == "NPC")
+    enc.apply(parse_command(f"{owner}: attack {foe.id}"))
+    enc.apply(parse_command("roll 6"))  # the damage (R45)
+    assert enc.current() == foe.id
+    enc.apply(parse_command(f"{foe.id}: block"))
+    html = screen_fragments(view(enc, owner).as_dict())
+    assert "to take no damage" in html
+    assert "expected damage taken" in html
+    assert "exactly" not in html
+    gm = screen_fragments(view(enc, "gm").as_dict())
+    assert "expected damage taken (exactly " in gm

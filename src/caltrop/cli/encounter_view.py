@@ -64,6 +64,15 @@ def odds_text(odds: Mapping[str, Any]) -> str:
         impossible = exact == "0" or (exact is None and p <= 0)
         return percent(p, certain=certain, impossible=impossible, digits=0)
 
+    if odds["kind"] == "defence":  # R40: the defender's chance of no damage, damage taken
+        then = f"then {odds['then']}: " if odds.get("then") else ""
+        text = f"{then}unhurt {pct(odds['success'], odds['exact'])}"
+        text += f"  taken {odds['expected_damage']:.1f}"
+        if odds.get("with_help") is not None:
+            text += f"; +1 assist die {pct(odds['with_help'])}"
+        if odds.get("or_then"):  # Take Cover: also followed by a Dodge
+            text += f"; {odds_text(odds['or_then'])}"
+        return text
     word = "hit" if odds["kind"] == "attack" else "success"
     text = f"{word} {pct(odds['success'], odds['exact'])}"
     if odds.get("expected_damage") is not None:

@@ -14,9 +14,13 @@ die on a defence, R40). What the roll then does follows the module's resolution:
   a ranged attack is a Dexterity check against the distance (R39), then the weapon's damage.
   The target may still Block or Dodge once the damage is known (R45), which no one can know
   beforehand: an attack's odds are computed **against no defence**, damage − Resistance (R40),
-  and its ``success`` is the chance it deals any damage. A defence roll's ``success`` is the
-  chance it stops all the incoming damage, ``expected_damage`` what gets through. An opposed
-  check succeeds iff the initiator's total is strictly greater (R4).
+  and its ``success`` is the chance it deals any damage. A defence roll (kind ``"defence"``) is
+  the other way round: its ``success`` is the chance the defender takes **no** damage,
+  ``expected_damage`` the damage it takes, from the rolled damage and the defender's dice
+  (R40, R45); "with help" is one more Defense Assist die. Each choice of the defence window
+  (no defence, Block, Dodge, Take Cover, Defense Assist) has the odds of the window it leaves
+  (:func:`reaction_odds`; issue 22 item 2). An opposed check succeeds iff the initiator's total
+  is strictly greater (R4).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from caltrop.core.commands import Act
+from caltrop.core.commands import Act, Command, Pass
 from caltrop.core.model import ActionKind
 from caltrop.core.pool import Advantage
 from caltrop.dice.ast import Expr
@@ -38,7 +42,7 @@ from caltrop.economy.points.state import points, stat
 from caltrop.encounter import Encounter, PendingRoll, RollKind
 from caltrop.errors import CaltropError, DiceLimitError
 
-OddsKind = Literal["attack", "check"]
+OddsKind = Literal["attack", "check", "defence"]
 
 #: The source key of the one extra advantage or disadvantage a probe adds (R14: one per source).
 PROBE_SOURCE = "odds-probe"
@@ -62,6 +66,11 @@ class Odds:
     with_hinder: Fraction | None = None
     about: str | None = None
     against_about: str | None = None
+    #: of Take Cover, which alone changes nothing (R40: it doubles a Block's or Dodge's dice):
+    #: the defence these odds assume follows it (``"block"`` or ``"dodge"``)
+    then: str | None = None
+    #: of Take Cover, the same with the other defence following it (Dodge after Block)
+    or_then: Odds | None = None
 
     def without_against(self) -> Odds:
         return dataclasses.replace(self, against=None, against_about=None)
@@ -73,9 +82,12 @@ class Odds:
             "success": float(self.success),
             "exact": str(self.success),
             "expected_damage": _float(self.expected_damage),
+            "expected_exact": _text(self.expected_damage),
             "against": self.against,
             "with_help": _float(self.with_help),
             "with_hinder": _float(self.with_hinder),
+            "then": self.then,
+            "or_then": None if self.or_then is None else self.or_then.as_dict(),
             "rounded": False,
         }
 
@@ -92,9 +104,12 @@ class Odds:
             "success": _whole_percent(self.success),
             "exact": None,
             "expected_damage": None if damage is None else round(float(damage), 1),
+            "expected_exact": None,
             "against": self.against,
             "with_help": _whole_percent(self.with_help),
             "with_hinder": _whole_percent(self.with_hinder),
+            "then": self.then,
+            "or_then": None if self.or_then is None else self.or_then.as_rounded_dict(),
             "rounded": True,
         }
 
@@ -110,6 +125,10 @@ def _whole_percent(value: Fraction | None) -> float | None:
 
 def _float(value: Fraction | None) -> float | None:
     return None if value is None else float(value)
+
+
+def _text(value: Fraction | None) -> str | None:
+    return None if value is None else str(value)
 
 
 def declared_roll(enc: Encounter, command: Act) -> tuple[Encounter, PendingRoll] | None:
@@ -141,6 +160,63 @@ def pending_odds(enc: Encounter) -> Odds | None:
     without a DC)."""
     top = enc.pending_roll
     return roll_odds(enc, top) if top is not None else None
+
+
+def defence_window(enc: Encounter) -> PendingRoll | None:
+    """The defence window open now (R45: an incoming attack's defence stage on top), or None."""
+    top = enc.pending_roll
+    if top is None or top.kind is not RollKind.STAGE or top.stage != "defence":
+        return None
+    return top
+
+
+#: Take Cover alone leaves the damage as it was (R40: it doubles a Block's or Dodge's dice):
+#: its odds are those of each of these that may follow it, in this order.
+AFTER_COVER = ("block", "dodge")
+
+
+def reaction_odds(enc: Encounter, command: Command) -> Odds | None:
+    """The consequence of answering the open defence window with ``command`` (R40, R45): the
+    odds of the window it leaves — passing keeps it (no defence, or the defence chosen), Block,
+    Dodge and Defense Assist change it, Take Cover is shown followed by a Block (``then``) and
+    by a Dodge (``or_then``). None outside a defence window or when ``command`` is not legal now."""
+    top = defence_window(enc)
+    if top is None:
+        return None
+    if isinstance(command, Pass):
+        return roll_odds(enc, top)
+    if not isinstance(command, Act):
+        return None
+    probe = enc.clone()
+    try:
+        probe.apply(command)
+    except CaltropError:
+        return None
+    if command.action != "cover":
+        return _window_odds(probe)
+    followed = [
+        dataclasses.replace(odds, then=verb)
+        for verb in AFTER_COVER
+        if (odds := _window_odds(probe, Act(command.actor, verb))) is not None
+    ]
+    if not followed:  # pragma: no cover - after Take Cover, Block and Dodge are open (R45)
+        return _window_odds(probe)
+    first, *rest = followed
+    return dataclasses.replace(first, or_then=rest[0] if rest else None)
+
+
+def _window_odds(enc: Encounter, then: Act | None = None) -> Odds | None:
+    """The odds of ``enc``'s defence window, after ``then`` if given (None if it is refused)."""
+    if then is not None:
+        enc = enc.clone()
+        try:
+            enc.apply(then)
+        except CaltropError:
+            return None
+    window = defence_window(enc)
+    if window is None:  # pragma: no cover - a defence reaction leaves its window open
+        return None
+    return roll_odds(enc, window)
 
 
 def roll_odds(enc: Encounter, p: PendingRoll) -> Odds | None:
@@ -304,14 +380,14 @@ def _defence(enc: Encounter, p: PendingRoll, ctx: Mapping[str, Any]) -> Odds:
         return rule(incoming, rating, resistance, cover=cover, assists=assists)
 
     now = dealt(p)
-    helped = mode in ("block", "dodge")
+    helped = mode in ("block", "dodge")  # an assist helps only a Block or Dodge (R40)
     return Odds(
-        "check",
+        "defence",
         now.p_at_most_exact(0),
         now.mean_exact,
         None,
         _neighbour(lambda q: dealt(q).p_at_most_exact(0), p, "adv") if helped else None,
-        _neighbour(lambda q: dealt(q).p_at_most_exact(0), p, "dis") if helped else None,
+        None,  # no one takes a die off a defence: there is no "with hinder"
         about=defender.id,
     )
 
@@ -344,11 +420,14 @@ def _contest(enc: Encounter, p: PendingRoll, ctx: Mapping[str, Any]) -> Odds:
 
 
 __all__ = [
+    "AFTER_COVER",
     "PROBE_SOURCE",
     "Odds",
     "declared_roll",
+    "defence_window",
     "expression",
     "option_odds",
     "pending_odds",
+    "reaction_odds",
     "roll_odds",
 ]

@@ -38,7 +38,7 @@ from caltrop.economy.points.actions import carried_weight
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
 from caltrop.errors import CaltropError, DiceLimitError, InvalidActionError
 from caltrop.table.log import log_entries
-from caltrop.table.odds import Odds, declared_roll, expression, roll_odds
+from caltrop.table.odds import Odds, declared_roll, expression, reaction_odds, roll_odds
 from caltrop.table.pool import dice_of, pool_text
 from caltrop.table.visibility import NPC_DEFAULT, HealthShown, Reveal, health_label
 
@@ -505,7 +505,7 @@ def _options(enc: Encounter, actor: str, seen: _Sight) -> Iterator[ActionOption]
             legal_names.add(command.action)
             yield _offer(enc, command, before, seen, off_turn)
         else:
-            yield _plain(actor, command, off_turn)
+            yield _plain(actor, command, off_turn, seen.odds(reaction_odds(enc, command)))
     if pending is not None and pending.roller == i and enc.current() == CHANCE:
         roll = RollDice()
         refused = _past_limits(enc.pending_expression())
@@ -562,6 +562,8 @@ def _offer(
         if refused is None:
             odds = seen.odds(roll_odds(*declared))
         pool = pool_text(*declared, seen.shows)
+    else:  # a defence reaction: the consequence is the window it leaves (R40, R45)
+        odds = seen.odds(reaction_odds(enc, command))
     return ActionOption(
         actor=command.actor,
         command=str(command),
@@ -599,7 +601,11 @@ def _gm_options(enc: Encounter) -> Iterator[ActionOption]:
         )
 
 
-def _plain(actor: str, command: Command, off_turn: bool) -> ActionOption:
+def _plain(
+    actor: str, command: Command, off_turn: bool, odds: Mapping[str, Any] | None = None
+) -> ActionOption:
+    """End turn, pass or roll; a pass in a defence window with what it leaves (R40: no defence,
+    or the defence already chosen)."""
     name = (
         "end turn"
         if isinstance(command, EndTurn)
@@ -608,7 +614,7 @@ def _plain(actor: str, command: Command, off_turn: bool) -> ActionOption:
         else str(command)
     )
     return ActionOption(
-        actor=actor, command=str(command), action=name, legal=True, reaction=off_turn
+        actor=actor, command=str(command), action=name, legal=True, reaction=off_turn, odds=odds
     )
 
 

@@ -19,6 +19,8 @@ import segno
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from caltrop.table.cost import cost_text
+
 #: the resources of the Action Point module, in the order a screen shows them
 POINTS: Final = (("ap", "AP"), ("rp", "RP"), ("floating_rp", "floating RP"), ("stamina", "Stamina"))
 
@@ -34,6 +36,7 @@ def environment() -> Environment:
     env.globals["new_command_id"] = new_command_id
     env.filters["resources"] = resources_text
     env.filters["signed"] = signed
+    env.filters["cost_text"] = cost_text
     env.filters["percent"] = percent
     env.filters["odds_percent"] = odds_percent
     env.filters["number"] = number
