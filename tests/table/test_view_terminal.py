@@ -20,7 +20,13 @@ def test_the_gm_may_answer_for_every_creature() -> None:
     seen = view(enc, GM, answers_for=everyone)
     assert list(seen.options) == everyone
     assert any(o.legal for o in seen.options["bron"])
-    assert "bron" not in view(enc, GM).options  # the default: the GM's own and the NPCs'
+    # the default: the GM's own, the NPCs' and the PCs' who decide now (issue 22 item 3):
+    # bron, whose turn it is, not aria
+    assert enc.turn_owner == "bron"
+    assert set(view(enc, GM).options) - {c.id for c in enc.creatures if c.side is Side.NPC} == {
+        GM,
+        "bron",
+    }
     with pytest.raises(InvalidActionError, match="only its own options"):
         view(enc, "aria", answers_for=["bron"])
     with pytest.raises(InvalidActionError, match="no creature 'zed'"):
