@@ -272,8 +272,8 @@ def view(
     actors = (
         [
             GM,
+            *_deciding_pcs(encounter, waiting),  # first: a screen lists them in this order
             *(c.id for c in encounter.creatures if c.side is Side.NPC),
-            *_deciding_pcs(encounter, waiting),
         ]
         if viewer == GM
         else [viewer]
