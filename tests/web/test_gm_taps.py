@@ -11,7 +11,8 @@ import re
 import orjson
 from fastapi.testclient import TestClient
 
-from tests.web.test_pages import open_table, player
+from caltrop.web.seating import COOKIE
+from tests.web.test_pages import HTML, open_table, player
 
 
 def forms(page: str) -> list[str]:
@@ -47,3 +48,47 @@ def test_the_gm_taps_an_unseated_pcs_option_and_it_is_applied(client: TestClient
     after = client.get("/table").text
     assert 'id="actor-aria"' in after  # aria may answer bron's roll: hers to tap now
     assert any(c.startswith("aria: ") for c in forms(after))
+
+
+def seat_cookie(client: TestClient) -> str | None:
+    return client.cookies.get(COOKIE)
+
+
+def test_a_gm_browser_is_asked_before_a_seat_link_takes_it(client: TestClient) -> None:
+    """The GM's browser opening a PC's invite link keeps its GM cookie until it says yes: the
+    page asks, with the GM screen one tap away; its yes takes the seat."""
+    links = open_table(client)
+    gm_cookie = seat_cookie(client)
+    assert gm_cookie is not None
+    path = links["bron"].removeprefix("http://testserver")
+    asked = client.get(path, headers=HTML, follow_redirects=False)
+    assert asked.status_code == 200
+    assert "Take bron's seat in this browser?" in asked.text
+    assert 'href="/table" id="back-to-gm"' in asked.text
+    assert f'action="{path}"' in asked.text
+    assert seat_cookie(client) == gm_cookie
+    assert client.get("/api/view").json()["viewer"] == "gm"
+    assert '<h2 id="actions-h">Declare</h2>' in client.get("/table").text  # the GM screen
+    taken = client.post(path, follow_redirects=False)
+    assert taken.status_code == 303
+    assert taken.headers["location"] == "/table"
+    assert seat_cookie(client) not in (None, gm_cookie)
+    assert client.get("/api/view").json()["viewer"] == "bron"
+
+
+def test_a_fresh_browser_joins_at_once_and_a_bad_link_is_refused(client: TestClient) -> None:
+    links = open_table(client)
+    bron = player(client, links["bron"])  # 303 to /table at once, as before
+    assert bron.get("/api/view").json()["viewer"] == "bron"
+    # a player's browser opening another seat's link is not asked: it held no GM seat
+    path = links["aria"].removeprefix("http://testserver")
+    moved = bron.get(path, headers=HTML, follow_redirects=False)
+    assert moved.status_code == 303
+    assert bron.get("/api/view").json()["viewer"] == "aria"
+    # the GM's own link in the GM's browser: nothing to ask
+    gm_path = links["gm"].removeprefix("http://testserver")
+    again = client.get(gm_path, headers=HTML, follow_redirects=False)
+    assert again.status_code == 303
+    refused = client.post("/join/not-a-seat", follow_redirects=False)
+    assert refused.status_code == 401
+    assert client.get("/api/view").json()["viewer"] == "gm"
