@@ -249,8 +249,10 @@ def view(
     ``visibility`` maps NPC ids to what players see of them (default :data:`NPC_DEFAULT`: a
     Health label, no Aspects, no Load or points). The GM sees everything.
     ``answers_for`` names the actors whose options the view lists (default: a player its own
-    creature; the GM ``gm`` and every NPC). The GM may issue every command, so a GM's view may
-    list every creature's (the terminal, where one keyboard runs them all); a player's may not.
+    creature; the GM ``gm``, each player character who decides now, with the options its own
+    seat gets, and every NPC). The GM may issue every command (R48), so a GM's view may list
+    every creature's (the terminal, where one keyboard runs them all, as the GM sees them); a
+    player's may not.
     ``log``: the log entries if already worked out for another viewer who sees the log alike
     (:func:`views`: every player sees the same log, the GM another).
     Raises :class:`InvalidActionError` for a viewer that is neither the GM nor a creature.
@@ -298,8 +300,14 @@ def view(
         winner=encounter.winner.value if encounter.winner else None,
         creatures=creatures,
         pending=_pending(encounter, pending, seen, waiting) if pending is not None else None,
+        # the GM screen's PCs as their seats see them; the terminal's (answers_for) as the GM
         options={
-            actor: tuple(_options(encounter, actor, _sight_of(seen, actor))) for actor in actors
+            actor: tuple(
+                _options(
+                    encounter, actor, seen if answers_for is not None else _sight_of(seen, actor)
+                )
+            )
+            for actor in actors
         },
         log=tuple(log_entries(encounter, viewer, visibility=shown) if log is None else log),
     )
