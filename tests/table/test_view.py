@@ -191,7 +191,12 @@ def test_the_gm_answers_for_every_npc_and_the_dice() -> None:
     enc = begin("orc-bridge")
     enc.apply(parse_command("bron: strike orc-brute"))
     seen = view(enc, GM)
-    assert set(seen.options) == {GM} | {c.id for c in enc.creatures if c.side is Side.NPC}
+    # R48: the GM may also play the PCs who decide now for an empty seat (issue 22 item 3):
+    # bron, the roller, and aria, among those still to answer his roll (R15)
+    npcs = {c.id for c in enc.creatures if c.side is Side.NPC}
+    assert set(seen.options) == {GM, "bron", "aria"} | npcs
+    assert seen.pending is not None
+    assert "aria" in seen.pending.waiting_on
     assert any(o.command == "roll" for o in seen.options[GM])
     assert set(view(enc, "bron").options) == {"bron"}
 

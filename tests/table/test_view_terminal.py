@@ -20,7 +20,23 @@ def test_the_gm_may_answer_for_every_creature() -> None:
     seen = view(enc, GM, answers_for=everyone)
     assert list(seen.options) == everyone
     assert any(o.legal for o in seen.options["bron"])
-    assert "bron" not in view(enc, GM).options  # the default: the GM's own and the NPCs'
+    # the default: the GM's own, the NPCs' and the PCs' who decide now (issue 22 item 3):
+    # bron, whose turn it is, not aria
+    assert enc.turn_owner == "bron"
+    assert set(view(enc, GM).options) - {c.id for c in enc.creatures if c.side is Side.NPC} == {
+        GM,
+        "bron",
+    }
+    # the terminal's PCs as the GM sees them (exact odds against orc-brute, whose Aspects
+    # players do not see); the GM screen's as bron's seat sees them (issue 22 item 3)
+    strike = "bron: strike orc-brute with sword"
+    exact = next(o for o in seen.options["bron"] if o.command == strike)
+    screen = next(o for o in view(enc, GM).options["bron"] if o.command == strike)
+    assert exact.odds is not None
+    assert exact.odds["exact"] is not None
+    assert screen == next(o for o in view(enc, "bron").options["bron"] if o.command == strike)
+    assert screen.odds is not None
+    assert screen.odds["rounded"]
     with pytest.raises(InvalidActionError, match="only its own options"):
         view(enc, "aria", answers_for=["bron"])
     with pytest.raises(InvalidActionError, match="no creature 'zed'"):

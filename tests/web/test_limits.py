@@ -298,6 +298,7 @@ READS_NO_BODY = {
     ("GET", "/api/night"),
     ("POST", "/api/seats/*/reissue"),
     ("POST", "/table/seats/*/reissue"),
+    ("POST", "/join/*"),
 }
 
 

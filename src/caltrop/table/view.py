@@ -249,8 +249,10 @@ def view(
     ``visibility`` maps NPC ids to what players see of them (default :data:`NPC_DEFAULT`: a
     Health label, no Aspects, no Load or points). The GM sees everything.
     ``answers_for`` names the actors whose options the view lists (default: a player its own
-    creature; the GM ``gm`` and every NPC). The GM may issue every command, so a GM's view may
-    list every creature's (the terminal, where one keyboard runs them all); a player's may not.
+    creature; the GM ``gm``, each player character who decides now, with the options its own
+    seat gets, and every NPC). The GM may issue every command (R48), so a GM's view may list
+    every creature's (the terminal, where one keyboard runs them all, as the GM sees them); a
+    player's may not.
     ``log``: the log entries if already worked out for another viewer who sees the log alike
     (:func:`views`: every player sees the same log, the GM another).
     Raises :class:`InvalidActionError` for a viewer that is neither the GM nor a creature.
@@ -264,8 +266,17 @@ def view(
         for i, c in enumerate(encounter.creatures)
     )
     pending = encounter.pending_roll
+    waiting = (
+        _waiting_on(encounter)
+        if pending is not None and pending.kind is not RollKind.INITIATIVE
+        else ()
+    )
     actors = (
-        [GM, *(c.id for c in encounter.creatures if c.side is Side.NPC)]
+        [
+            GM,
+            *_deciding_pcs(encounter, waiting),  # first: a screen lists them in this order
+            *(c.id for c in encounter.creatures if c.side is Side.NPC),
+        ]
         if viewer == GM
         else [viewer]
     )
@@ -288,8 +299,16 @@ def view(
         over=encounter.over,
         winner=encounter.winner.value if encounter.winner else None,
         creatures=creatures,
-        pending=_pending(encounter, pending, seen) if pending is not None else None,
-        options={actor: tuple(_options(encounter, actor, seen)) for actor in actors},
+        pending=_pending(encounter, pending, seen, waiting) if pending is not None else None,
+        # the GM screen's PCs as their seats see them; the terminal's (answers_for) as the GM
+        options={
+            actor: tuple(
+                _options(
+                    encounter, actor, seen if answers_for is not None else _sight_of(seen, actor)
+                )
+            )
+            for actor in actors
+        },
         log=tuple(log_entries(encounter, viewer, visibility=shown) if log is None else log),
     )
 
@@ -419,7 +438,7 @@ def _past_limits(expr: Expr) -> str | None:
     return None
 
 
-def _pending(enc: Encounter, p: PendingRoll, seen: _Sight) -> PendingView:
+def _pending(enc: Encounter, p: PendingRoll, seen: _Sight, waiting: tuple[str, ...]) -> PendingView:
     refused = _past_limits(enc.pending_expression())
     if refused is not None:
         return PendingView(
@@ -433,7 +452,7 @@ def _pending(enc: Encounter, p: PendingRoll, seen: _Sight) -> PendingView:
             advantages=tuple(str(a) for a in p.advantages),
             net_advantage=p.net_advantage,
             passed=tuple(sorted(enc.creatures[i].id for i in p.passed)),
-            waiting_on=_waiting_on(enc) if p.kind is not RollKind.INITIATIVE else (),
+            waiting_on=waiting,
             depth=len(enc.pending) - 1,
             what=_what(p),
             refused=refused,
@@ -449,7 +468,7 @@ def _pending(enc: Encounter, p: PendingRoll, seen: _Sight) -> PendingView:
         advantages=tuple(str(a) for a in p.advantages),
         net_advantage=p.net_advantage,
         passed=tuple(sorted(enc.creatures[i].id for i in p.passed)),
-        waiting_on=_waiting_on(enc) if p.kind is not RollKind.INITIATIVE else (),
+        waiting_on=waiting,
         depth=len(enc.pending) - 1,
         what=_what(p),
         odds=seen.odds(roll_odds(enc, p)),
@@ -467,6 +486,30 @@ def _what(p: PendingRoll) -> str:
     if p.stage == "defence":
         what += f" against {p.context.get('incoming')} damage"
     return what
+
+
+def _deciding_pcs(enc: Encounter, waiting: tuple[str, ...]) -> list[str]:
+    """The player characters who decide now, whose options the GM's view lists beside the
+    NPCs' (R48: the GM may issue every command, so it may play a PC no seat has taken): the
+    turn owner, whoever is asked now, those still to answer the pending roll (``waiting``,
+    R15) and its roller. Only these: the GM's view is worked out after every command, and a
+    PC who cannot act now has nothing to tap."""
+    if enc.over:
+        return []
+    deciding = {enc.turn_owner, enc.current(), *waiting}
+    pending = enc.pending_roll
+    if pending is not None:
+        deciding.add(enc.creatures[pending.roller].id)
+    return [c.id for c in enc.creatures if c.side is Side.PC and c.id in deciding]
+
+
+def _sight_of(seen: _Sight, actor: str) -> _Sight:
+    """The sight ``actor``'s options are worked out with: a PC's as its own seat sees them
+    (the same pool and odds a seat gets, even on the GM's screen: an NPC's hidden Aspects are
+    not pinned by the GM's tapping for a player), the GM's and the NPCs' as the viewer sees."""
+    if seen.viewer != GM or actor == GM or seen.enc.creature(actor).side is not Side.PC:
+        return seen
+    return _Sight(seen.enc, actor, seen.shown)
 
 
 def _waiting_on(enc: Encounter) -> tuple[str, ...]:

@@ -72,6 +72,7 @@ ANSWERS: Final[Mapping[str, Sequence[int]]] = {
     "POST /api/tables/upload": (*_ORIGIN, 413, 422, 429),
     "POST /api/tables/import": (*_ORIGIN, 413, 422, 429),
     "GET /join/{token}": (401, 422),
+    "POST /join/{token}": (401, *_ORIGIN, 422),
     "GET /api/view": (*_SEAT, 409),
     "POST /api/commands": (*_SEAT, *_ORIGIN, *_JSON, 409, 413, 422),
     "GET /api/events": (*_SEAT, 422),

@@ -74,6 +74,8 @@ ROUTES: Final = (
     Route("POST", "/api/tables/import", MAX_LOG_BYTES, opens_table=True),
     Route("POST", "/tables", opens_table=True),
     Route("POST", "/tables/upload", PAGE_UPLOAD_BODY_BYTES, opens_table=True),
+    # a GM's browser's yes to taking a seat (the token in the path, no fields)
+    Route("POST", "/join/*"),
     # the JSON API of a seat
     Route("GET", "/api/view", seat=True),
     Route("GET", "/api/events", seat=True),

@@ -1,6 +1,7 @@
 """The library and tables: ``GET /api/library``, ``POST /api/tables`` (one of the library's
 encounters), ``POST /api/tables/upload`` (uploaded content YAML), ``POST /api/tables/import``
-(going on from an exported log), ``GET /join/TOKEN`` (a browser takes a seat)."""
+(going on from an exported log), ``GET /join/TOKEN`` (a browser takes a seat; a GM's browser
+is asked first, ``POST /join/TOKEN`` its yes)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,17 @@ import dataclasses
 from typing import Annotated, Final
 
 from fastapi import APIRouter, Path, Request, Response
-from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from caltrop.content.logfile import MAX_LOG_BYTES
+from caltrop.store.service import RefusalError, Tables
 from caltrop.web.deps import ORIGIN_CHECKED, TablesDep
 from caltrop.web.errors import responses
 from caltrop.web.routes.links import table_out
 from caltrop.web.schemas import JoinOut, LibraryEntryOut, NewTableIn, NewTableOut
-from caltrop.web.seating import set_seat_cookie
+from caltrop.web.screen import render
+from caltrop.web.seating import COOKIE, set_seat_cookie
 from caltrop.web.uploads import UPLOAD_BODY, bounded_body, seed_field, uploaded
 
 router = APIRouter()
@@ -85,10 +88,17 @@ async def join(
     request: Request,
 ) -> Response:
     """Bind this browser to the seat: an HttpOnly, SameSite cookie; a browser (one that
-    accepts HTML) goes on to its screen (303 to ``/table``), a client gets JSON."""
+    accepts HTML) goes on to its screen (303 to ``/table``), a client gets JSON. A browser
+    that is a GM's screen is asked first (issue 22 item 3: the GM's cookie is not lost to a
+    seat link opened by mistake), its GM screen one tap away; ``POST /join/TOKEN`` is its
+    yes."""
     found = await run_in_threadpool(service.seat, token)
     response: Response
     if "text/html" in request.headers.get("accept", ""):
+        held = request.cookies.get(COOKIE)
+        if held is not None and held != token and await run_in_threadpool(_is_gm, service, held):
+            name = found.creature_id or "the GM"
+            return HTMLResponse(render("join.html", token=token, seat_name=name))
         response = RedirectResponse("/table", status_code=303)
     else:
         response = JSONResponse(
@@ -96,3 +106,33 @@ async def join(
         )
     set_seat_cookie(request, response, token)
     return response
+
+
+@router.post(
+    "/join/{token}",
+    status_code=303,
+    dependencies=ORIGIN_CHECKED,
+    responses={
+        303: {"description": "the browser now holds the seat and goes on to /table"},
+        **responses("POST /join/{token}"),
+    },
+)
+async def confirm_join(
+    token: Annotated[str, Path(pattern=TOKEN_PATTERN, description="a seat link's token")],
+    service: TablesDep,
+    request: Request,
+) -> Response:
+    """A GM's browser's yes to the question ``GET /join/TOKEN`` asked: it takes the seat."""
+    await run_in_threadpool(service.seat, token)
+    response = RedirectResponse("/table", status_code=303)
+    set_seat_cookie(request, response, token)
+    return response
+
+
+def _is_gm(service: Tables, token: str) -> bool:
+    """Whether ``token`` is a GM seat still in force (an unknown or revoked one is not: such
+    a browser holds nothing to lose)."""
+    try:
+        return service.seat(token).role == "gm"
+    except RefusalError:
+        return False
