@@ -25,7 +25,8 @@ def test_the_gms_options_for_a_pc_are_its_seats(name: str, seed: int) -> None:
     """At every step of a random play-out: each PC the GM's view lists has exactly the
     options its seat's view lists (as JSON, so commands, pools and odds alike); the PC the
     engine asks now, the turn owner and each PC still to answer the pending roll (R15) are
-    listed; any other PC is left out (the GM's view is worked out after every command)."""
+    listed, and so is a PC who passed but whose seat may still react in the window; any other
+    PC is left out (the GM's view is worked out after every command)."""
     enc = begin(name, seed)
     players = pcs(name)
     left_out = listed = 0
@@ -34,6 +35,8 @@ def test_the_gms_options_for_a_pc_are_its_seats(name: str, seed: int) -> None:
         waiting = gm.pending.waiting_on if gm.pending is not None else ()
         for pc in players:
             deciding = pc in (enc.current(), enc.turn_owner, *waiting)
+            if enc.pending_roll is not None:  # one who passed may still react (R15)
+                deciding = deciding or any(o.legal for o in view(enc, pc).options.get(pc, ()))
             if pc in gm.options:
                 listed += 1
                 seat = view(enc, pc).options[pc]

@@ -491,8 +491,9 @@ def _what(p: PendingRoll) -> str:
 def _deciding_pcs(enc: Encounter, waiting: tuple[str, ...]) -> list[str]:
     """The player characters who decide now, whose options the GM's view lists beside the
     NPCs' (R48: the GM may issue every command, so it may play a PC no seat has taken): the
-    turn owner, whoever is asked now, those still to answer the pending roll (``waiting``,
-    R15) and its roller. Only these: the GM's view is worked out after every command, and a
+    turn owner, whoever is asked now, everyone standing in the pending roll's window (those
+    still to answer, ``waiting``, and those who passed but may still react, R15) and its
+    roller. Only these: the GM's view is worked out after every command, and a
     PC who cannot act now has nothing to tap."""
     if enc.over:
         return []
@@ -500,6 +501,11 @@ def _deciding_pcs(enc: Encounter, waiting: tuple[str, ...]) -> list[str]:
     pending = enc.pending_roll
     if pending is not None:
         deciding.add(enc.creatures[pending.roller].id)
+        # everyone standing in the roller's window (R15): one who passed may still react, as
+        # the engine and that PC's own seat allow, so the GM may tap it for them too
+        for i in enc.windows[pending.roller]:
+            if not enc.down[i] and not enc.gone[i]:
+                deciding.add(enc.creatures[i].id)
     return [c.id for c in enc.creatures if c.side is Side.PC and c.id in deciding]
 
 
