@@ -66,6 +66,7 @@ from caltrop.sim.fast.points.compile import (
     W_T1,
 )
 from caltrop.sim.fast.points.geometry import ceil_int, hypot, round2
+from caltrop.sim.fast.points.initiative import sort_by_initiative
 from caltrop.sim.fast.rng import _d4s, _die
 
 #: R34 option: "Adjacent" means within 1.5 m.
@@ -212,24 +213,7 @@ def opening(tab, work, s, trace):  # type: ignore[no-untyped-def]
             init[c] = total
             rows = _row(trace, rows, 0, c, S_INITIATIVE, -1, cre[c, C_INIT_D4], -1, total, total)
         # highest first; a PC beats an NPC; NPCs by the higher score; then joined order
-        for a in range(1, n):
-            v = order[a]
-            b = a - 1
-            while b >= 0:
-                u = order[b]
-                if init[v] != init[u]:
-                    first = init[v] > init[u]
-                elif cre[v, C_SIDE] != cre[u, C_SIDE]:
-                    first = cre[v, C_SIDE] < cre[u, C_SIDE]
-                elif cre[v, C_INIT_SCORE] != cre[u, C_INIT_SCORE]:
-                    first = cre[v, C_INIT_SCORE] > cre[u, C_INIT_SCORE]
-                else:
-                    first = v < u
-                if not first:
-                    break
-                order[b + 1] = u
-                b -= 1
-            order[b + 1] = v
+        sort_by_initiative(order, n, init, cre, C_SIDE, C_INIT_SCORE)
     return s, rows
 
 

@@ -33,6 +33,7 @@ from numba import njit, prange
 from caltrop.core.commands import COORDINATE_LIMIT
 from caltrop.sim.fast.loop import GOING, define_loop
 from caltrop.sim.fast.points.geometry import _mul, hypot
+from caltrop.sim.fast.points.initiative import sort_by_initiative
 from caltrop.sim.fast.points_tactical.compile import (
     C_AP,
     C_BLOCK,
@@ -1132,24 +1133,7 @@ def opening(tab, work, s, trace):  # type: ignore[no-untyped-def]
             rows = _row(
                 trace, rows, K_ROLL, c, R_INITIATIVE, -1, -1, 0, 0, cre[c, C_INIT_D4], total, 0
             )
-        for a in range(1, n):
-            v = order[a]
-            b = a - 1
-            while b >= 0:
-                u = order[b]
-                if init[v] != init[u]:
-                    first = init[v] > init[u]
-                elif cre[v, C_SIDE] != cre[u, C_SIDE]:
-                    first = cre[v, C_SIDE] < cre[u, C_SIDE]
-                elif cre[v, C_INIT_SCORE] != cre[u, C_INIT_SCORE]:
-                    first = cre[v, C_INIT_SCORE] > cre[u, C_INIT_SCORE]
-                else:
-                    first = v < u
-                if not first:
-                    break
-                order[b + 1] = u
-                b -= 1
-            order[b + 1] = v
+        sort_by_initiative(order, n, init, cre, C_SIDE, C_INIT_SCORE)
     return s, rows
 
 
