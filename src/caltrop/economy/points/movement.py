@@ -126,6 +126,37 @@ def travel_speed(enc: Engine, i: int) -> float:
     return speed
 
 
+#: the float noise a move's distance is forgiven, in AP (a nanometre's worth at 1 m per AP)
+FORGIVEN = 1e-9
+
+
+def move_price(distance: float, speed: float) -> int:
+    """R35 "1 AP moves up to the participant's travel speed in meters": the AP a move of
+    ``distance`` m costs at ``speed`` m per AP, ceil(distance ÷ speed), float noise forgiven;
+    0 for no distance. The one formula: the engine's moves read it, and the map's preview
+    reads :func:`move_steps`, worked out from it. ``speed`` is more than 0."""
+    return math.ceil(distance / speed - FORGIVEN) if distance > 0 else 0
+
+
+def move_steps(speed: float, points: int) -> list[tuple[int, float]]:
+    """What ``points`` AP buy at ``speed`` m per AP (R35): for each price ``k`` in
+    1..``points``, the farthest distance whose :func:`move_price` is ``k`` — so a move of
+    ``d`` m costs the first price whose distance is at least ``d``, exactly as the engine
+    charges it. Empty at speed 0 (grappled, R42)."""
+    if speed <= 0:
+        return []
+    return [(k, (k + FORGIVEN) * speed) for k in range(1, points + 1)]
+
+
+def move_budget(enc: Engine, i: int) -> tuple[float, int, bool]:
+    """What creature ``i`` may move now: its travel speed (R35, R42), the AP it can pay and
+    whether on its own turn (AP) or not (its RP and floating RP at 2 RP per AP, R32)."""
+    me = state_of(enc, i)
+    on_turn = enc.turn_owner == enc.creatures[i].id
+    can_pay = me.ap if on_turn else (me.rp + me.floating) // 2
+    return travel_speed(enc, i), can_pay, on_turn
+
+
 def plan_move(enc: Engine, i: int, command: Act, on_turn: bool, top: PendingRoll | None) -> Quote:
     if command.toward:
         command = toward(enc, i, command, on_turn)
@@ -134,7 +165,7 @@ def plan_move(enc: Engine, i: int, command: Act, on_turn: bool, top: PendingRoll
     if d > 0 and speed <= 0:
         reason = "grappled" if state.grappled_by else "travel speed 0"
         raise IllegalActionError(f"{creature.name} cannot move: {reason} (R42)")
-    steps = math.ceil(d / speed - 1e-9) if d > 0 else 0
+    steps = move_price(d, speed)
     if steps == 0:
         raise IllegalActionError(f"{creature.name} is already there (R35)")
     what = f"move {meters(round(d, 2))} ({steps} × {speed:g} m per AP, R35)"
