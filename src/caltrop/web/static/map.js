@@ -128,7 +128,9 @@
     confirm.textContent = q.cost === null ? "Out of reach" : "Confirm: " + q.cost;
     form.hidden = false;
     if (focusConfirm) {
-      if (q.cost === null) { t.focus(); } else { confirm.focus(); }
+      // scrolled into view from below, never up under a phone's sticky "now" panel
+      if (q.cost === null) { t.focus({ preventScroll: true }); } else { confirm.focus({ preventScroll: true }); }
+      form.scrollIntoView({ block: "nearest" });
     }
   }
 
