@@ -34,8 +34,10 @@ from tests.browser.screens import (
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "scattered-ap.yaml"
 WIDE: dict[str, int] = {"width": 1280, "height": 800}
-#: R35: Kestrel's travel speed (action-points/party/kestrel.yaml), meters per AP
+#: R35: Kestrel's and Brakka's travel speeds (action-points/party/kestrel.yaml,
+#: monsters/brakka.yaml), meters per AP
 SPEED = 3
+BRAKKA_SPEED = 2
 
 
 def open_scattered(browser: Browser, base: str) -> tuple[Page, dict[str, str]]:
@@ -160,9 +162,12 @@ def test_drag_tap_and_keys_move_kestrel(
     x0, y0 = screen_point(page, "kestrel", 0, 0)
     x1, y1 = screen_point(page, "kestrel", 4, 0)
     seq = last_seq(page)
-    assert page.evaluate(
-        "([x, y]) => document.elementFromPoint(x, y).closest('g.token')?.id", [x0, y0]
-    ) == "map-token-kestrel", page.evaluate(
+    assert (
+        page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).closest('g.token')?.id", [x0, y0]
+        )
+        == "map-token-kestrel"
+    ), page.evaluate(
         "([x, y]) => document.elementFromPoint(x, y).outerHTML.slice(0, 300)", [x0, y0]
     )
     page.mouse.move(x0, y0)
@@ -222,3 +227,39 @@ def test_drag_tap_and_keys_move_kestrel(
     expect(page.locator("#sheet .vitals")).to_contain_text(f"AP {ap - 3}")
     expect(gm.locator("#log")).to_contain_text(f"kestrel: move to {goal[0]:g},{goal[1]:g}")
     assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+
+
+def test_the_gm_selects_a_creature_and_drags_it(
+    browser: Browser, server: str, screenshots: Path
+) -> None:
+    """The GM moves any creature (R48): the map selects the turn owner; tapping another
+    creature selects it instead (its rings and reach in words), and dragging the turn owner
+    shows the cost and sends the move."""
+    gm, _links = open_table(browser, server, "Warband")
+    to_turn_of(gm, "brakka")
+    gm.set_viewport_size(WIDE)
+    mapped = gm.locator("#map")
+    expect(mapped).to_have_attribute("data-selected", "brakka")
+    expect(gm.locator('#map .reach-text[data-for="brakka"]')).to_be_visible()
+    gm.locator("#map-token-wolf").click()
+    expect(mapped).to_have_attribute("data-selected", "wolf")
+    expect(gm.locator('#map .reach-text[data-for="wolf"]')).to_be_visible()
+    expect(gm.locator('#map .reach-text[data-for="brakka"]')).to_be_hidden()
+    expect(gm.locator('#map g.reach[data-for="wolf"]')).not_to_have_class(re.compile(r"\boff\b"))
+    gm.locator("#map-token-brakka").click()
+    expect(mapped).to_have_attribute("data-selected", "brakka")
+    start = spot(gm, "brakka")
+    x0, y0 = screen_point(gm, "brakka", 0, 0)
+    x1, y1 = screen_point(gm, "brakka", 0, -5)  # 5 m north, toward the party
+    gm.mouse.move(x0, y0)
+    gm.mouse.down()
+    gm.mouse.move(x1, y1, steps=6)
+    gm.mouse.up()
+    x, y, cost = previewed(gm)
+    assert cost == f"{math.ceil(math.hypot(x - start[0], y - start[1]) / BRAKKA_SPEED)} AP"
+    bad = accessibility(gm, "GM map, preview open")
+    assert bad == [], bad
+    gm.screenshot(path=str(screenshots / "map-move-gm-1280px.png"))
+    gm.locator("#map form.map-move button.confirm").click()
+    moved_to(gm, "brakka", (x, y))
+    expect(gm.locator("#log")).to_contain_text(f"brakka: move to {x:g},{y:g}")
