@@ -11,11 +11,13 @@ another standing creature. It used to end where the first two put it and be refu
 
 from __future__ import annotations
 
+import itertools
 import math
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from caltrop.core.commands import parse_command
 from caltrop.economy.points.movement import clear_travel
 from tests.encounter.points_builders import ap_creature, ap_npc, begin, pts, refused, replayed, run
 from tests.encounter.points_builders import st as state
@@ -106,3 +108,51 @@ def test_clear_travel_ends_clear_and_as_far_as_it_can(
             d = t + (travel - t) * k / steps
             if d > t + 1e-6:
                 assert not clear(d) or math.isclose(d, t), (t, d)
+
+
+coordinate = st.floats(-12, 12, allow_nan=False).map(lambda v: round(v, 2))
+spot = st.tuples(coordinate, coordinate)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(spot, min_size=3, max_size=5, unique=True), st.integers(0, 6))
+def test_a_move_toward_ends_clear_on_its_line_or_is_refused_with_a_rule(
+    spots: list[tuple[float, float]], ap: int
+) -> None:
+    """Whatever stands where: ``move toward`` either ends on its straight line, no further from
+    the target than it began and no nearer than ``min_spacing`` to any other standing creature
+    (R34), having paid for the distance it went (R35) — or is refused for one of the rules'
+    reasons: already adjacent (R34), no AP to pay (R35), or no clear spot on the line (R34)."""
+    for a, b in itertools.combinations(spots, 2):
+        assume(math.dist(a, b) >= 0.5)
+    aria = ap_creature("aria", at=spots[0], speed=2, ap=ap)
+    orc = ap_npc("orc", at=spots[1])
+    others = [ap_creature(f"c{k}", at=p) for k, p in enumerate(spots[2:])]
+    enc = begin(aria, orc, *others)
+    start, goal = spots[0], spots[1]
+    why = enc.why_illegal(parse_command("aria: move toward orc"))
+    if why is not None:
+        assert any(r in why for r in ("already adjacent", "0 AP left", "min_spacing")), why
+        if "min_spacing" in why:  # then no spot of its line up to where it could go is clear
+            d = math.dist(start, goal)
+            travel = min(d - 1.45, ap * 2 - 0.01)
+            for k in range(1, 201):
+                t = travel * k / 200
+                here = (
+                    start[0] + (goal[0] - start[0]) * t / d,
+                    start[1] + (goal[1] - start[1]) * t / d,
+                )
+                assert t < 0.02 or any(math.dist(here, p) < 0.52 for p in spots[1:]), (t, here)
+        return
+    run(enc, "aria: move toward orc")
+    s = state(enc, "aria")
+    end = (s.x, s.y)
+    assert math.dist(end, goal) <= math.dist(start, goal) + 1e-9
+    assert math.dist(end, goal) >= 1.45 - 0.01  # it stops when adjacent, not on the target
+    # on the line from start to goal (within the centimetre rounding)
+    cross = (goal[0] - start[0]) * (end[1] - start[1]) - (goal[1] - start[1]) * (end[0] - start[0])
+    assert abs(cross) / math.dist(start, goal) <= 0.01
+    for p in spots[1:]:
+        assert math.dist(end, p) >= 0.5 - 1e-9
+    went = math.dist(start, end)
+    assert pts(enc, "aria")[0] == ap - math.ceil(went / 2 - 1e-9)  # R35 at 2 m per AP
