@@ -263,3 +263,31 @@ def test_the_gm_selects_a_creature_and_drags_it(
     gm.locator("#map form.map-move button.confirm").click()
     moved_to(gm, "brakka", (x, y))
     expect(gm.locator("#log")).to_contain_text(f"brakka: move to {x:g},{y:g}")
+
+
+def test_a_finger_drags_the_token_on_a_phone(browser: Browser, server: str) -> None:
+    """Touch (the phone's own events, through the DevTools protocol): a finger on Kestrel's
+    token drags it 4 m without scrolling the page, and the spot's cost, 2 AP, is shown (the
+    browser used to take the gesture for a scroll and cancel the drag halfway)."""
+    gm, links = open_table(browser, server, "Warband")
+    to_turn_of(gm, "kestrel")
+    context, page = sit(browser, links["kestrel"], PHONE)
+    x0, y0 = screen_point(page, "kestrel", 0, 0)
+    x1, _ = screen_point(page, "kestrel", 4, 0)
+    cdp = context.new_cdp_session(page)
+    before = page.evaluate("window.scrollY")
+
+    def touch(kind: str, x: float | None = None) -> None:
+        points = [] if x is None else [{"x": x, "y": y0}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    touch("touchStart", x0)
+    for k in range(1, 9):
+        touch("touchMove", x0 + (x1 - x0) * k / 8)
+    assert page.evaluate("window.scrollY") == before, "the drag scrolled the page"
+    touch("touchEnd")
+    expect(page.locator("#map-status")).to_contain_text(": 2 AP (")
+    x, y, _cost = previewed(page)
+    page.locator("#map form.map-move button.confirm").click()
+    moved_to(page, "kestrel", (x, y))
+    expect(gm.locator("#log")).to_contain_text(f"kestrel: move to {x:g},{y:g}")

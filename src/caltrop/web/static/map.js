@@ -197,6 +197,19 @@
     pick = { id: id, spot: toMeters(fr, q.x, q.y), mode: "preview" };
     show(true);
   });
+  // a finger on the token drags it, it does not scroll the page (touch-action is not honoured
+  // on an SVG group); a drag the browser cancels all the same shows the spot it reached
+  document.addEventListener("touchstart", function (e) {
+    var m = map();
+    var t = m && e.target.closest && e.target.closest("#map g.token.movable");
+    if (t && t.getAttribute("data-move") === selectedId(m)) { e.preventDefault(); }
+  }, { passive: false });
+  document.addEventListener("pointercancel", function () {
+    if (!drag) { return; }
+    var was = drag;
+    drag = null;
+    if (was.moved && pick) { pick.mode = "preview"; show(true); }
+  });
   // the GM (or anyone who moves several creatures) taps another movable creature to select it
   document.addEventListener("click", function (e) {
     var m = map();
