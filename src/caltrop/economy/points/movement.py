@@ -8,6 +8,7 @@ import math
 
 from caltrop.core.commands import COORDINATE_LIMIT, Act
 from caltrop.core.model import (
+    OffTurn,
     CreatureDef,
 )
 from caltrop.economy.base import Engine
@@ -150,10 +151,16 @@ def move_steps(speed: float, points: int) -> list[tuple[int, float]]:
 
 def move_budget(enc: Engine, i: int) -> tuple[float, int, bool]:
     """What creature ``i`` may move now: its travel speed (R35, R42), the AP it can pay and
-    whether on its own turn (AP) or not (its RP and floating RP at 2 RP per AP, R32)."""
+    whether on its own turn (AP) or not (its RP and floating RP at 2 RP per AP, R32; none
+    when the ruleset's ``off_turn_actions`` is ``reactions``: a move is no reaction)."""
     me = state_of(enc, i)
     on_turn = enc.turn_owner == enc.creatures[i].id
-    can_pay = me.ap if on_turn else (me.rp + me.floating) // 2
+    if on_turn:
+        can_pay = me.ap
+    elif enc.definition.ruleset.off_turn_actions is OffTurn.ANY:
+        can_pay = (me.rp + me.floating) // 2
+    else:
+        can_pay = 0
     return travel_speed(enc, i), can_pay, on_turn
 
 
