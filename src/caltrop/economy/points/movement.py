@@ -8,8 +8,8 @@ import math
 
 from caltrop.core.commands import COORDINATE_LIMIT, Act
 from caltrop.core.model import (
-    OffTurn,
     CreatureDef,
+    OffTurn,
 )
 from caltrop.economy.base import Engine
 from caltrop.economy.pending import PendingRoll
