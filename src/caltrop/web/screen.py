@@ -175,6 +175,17 @@ def _grid_lines(first: float, span: float, step: int, scale: float) -> list[floa
     return out
 
 
+def _grid(x0: float, y0: float, height: float, scale: float, step: int) -> dict[str, Any]:
+    """The grid's lines (map units from the left and top edges) and the one SVG path that
+    draws them all."""
+    xs = _grid_lines(x0, MAP_WIDTH / scale, step, scale)
+    ys = _grid_lines(y0, height / scale, step, scale)
+    path = "".join(f"M{x:.2f} 0V{height:.2f}" for x in xs) + "".join(
+        f"M0 {y:.2f}H{MAP_WIDTH:g}" for y in ys
+    )
+    return {"step": step, "xs": xs, "ys": ys, "path": path}
+
+
 def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
     """The distance map of an Action Point encounter: its frame (``width`` × ``height``, and
     the viewBox's ``view_height`` with the scale bar's strip under it), a token per placed
@@ -253,11 +264,7 @@ def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
         "scale": scale,
         "x0": x0,
         "y0": y0,
-        "grid": {
-            "step": step,
-            "xs": _grid_lines(x0, MAP_WIDTH / scale, step, scale),
-            "ys": _grid_lines(y0, height / scale, step, scale),
-        },
+        "grid": _grid(x0, y0, height, scale, step),
         "scale_bar": {
             "meters": step,
             "length": step * scale,
