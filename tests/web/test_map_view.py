@@ -259,3 +259,56 @@ def test_the_preview_is_what_the_engine_charges_for_the_move() -> None:
             assert cost == f"{spent} AP", (x, y, meters, cost, spent)
             checked += 1
     assert checked > 60
+
+
+ranges = st.integers(min_value=1, max_value=200)
+
+
+@given(
+    spots,
+    st.floats(min_value=0.5, max_value=12, allow_nan=False),
+    st.integers(min_value=0, max_value=8),
+    st.lists(st.tuples(ranges, ranges), max_size=3),
+)
+def test_any_scene_draws_its_grid_inside_and_its_rings_to_scale(
+    points: list[tuple[float, float]],
+    speed: float,
+    ap: int,
+    weapons: list[tuple[int, int]],
+) -> None:
+    """Wherever the creatures stand and whatever the mover's speed, AP and weapons: the grid's
+    lines lie inside the frame at whole multiples of the step, the scale bar is one step, and
+    each ring's radius is its meters times the map's scale (R35, R34, R39)."""
+    seen = scene(points)
+    steps = [{"ap": k, "meters": m, "cost": f"{k} AP"} for k, m in move_steps(speed, ap)]
+    seen["viewer"] = "c0"
+    seen["creatures"][0]["movement"] = {
+        "speed": speed,
+        "points": ap,
+        "unit": "AP",
+        "steps": steps,
+        "range": speed * ap if steps else 0.0,
+        "adjacent": 1.5,
+        "weapons": [
+            {"name": f"w{i}", "close": min(a, b), "far": max(a, b), "equipped": True}
+            for i, (a, b) in enumerate(weapons)
+        ],
+    }
+    drawn = map_view(seen)
+    assert drawn is not None
+    scale, step = drawn["scale"], drawn["grid"]["step"]
+    assert drawn["scale_bar"]["length"] == pytest.approx(step * scale)
+    assert drawn["scale_bar"]["length"] < drawn["width"] / 2
+    for v in drawn["grid"]["xs"]:
+        assert -1e-9 <= v <= drawn["width"] + 1e-9
+    for v in drawn["grid"]["ys"]:
+        assert -1e-9 <= v <= drawn["height"] + 1e-9
+    assert drawn["grid"]["path"].count("M") == len(drawn["grid"]["xs"]) + len(drawn["grid"]["ys"])
+    [me] = [t for t in drawn["tokens"] if t["movable"]]
+    assert me["id"] == "c0"
+    assert drawn["selected"] == "c0"
+    for ring in me["rings"]:
+        assert ring["r"] == pytest.approx(ring["meters"] * scale)
+    kinds = [r["kind"] for r in me["rings"]]
+    assert kinds.count("close") == kinds.count("far") == len(weapons)
+    assert ("move" in kinds) == (ap > 0)

@@ -147,6 +147,9 @@ MAP_PAD_Y: Final = 10.0
 #: a label is anchored at its token's start / end within this much of the left / right edge, so
 #: a name (up to ~25 units of 3-unit type) runs into the map, never out of it
 MAP_LABEL_EDGE: Final = 30.0
+#: the least the map shows across (meters): two creatures a meter apart are not drawn 90 units
+#: apart, and a grid square and the scale bar keep a size a table reads
+MAP_MIN_SPAN: Final = 10.0
 #: the strip under the map that holds the scale bar (the viewBox is this much higher)
 MAP_LEGEND: Final = 8.0
 #: the grid's steps in meters, the finest first: the map takes the first that draws at most
@@ -205,11 +208,11 @@ def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     xs = [float(p[0]) for _, p in placed]
     ys = [float(p[1]) for _, p in placed]
-    span_x = max(max(xs) - min(xs), 1.0)
+    span_x = max(max(xs) - min(xs), MAP_MIN_SPAN)
     span_y = max(ys) - min(ys)
     inner_w = MAP_WIDTH - 2 * MAP_PAD_X
     low, high = MAP_HEIGHT
-    scale = min(inner_w / span_x, (high - 2 * MAP_PAD_Y) / span_y) if span_y else inner_w / span_x
+    scale = min(inner_w / span_x, (high - 2 * MAP_PAD_Y) / max(span_y, MAP_MIN_SPAN))
     height = min(max(span_y * scale + 2 * MAP_PAD_Y, low), high)
     # centre the creatures' box in the frame
     left = (MAP_WIDTH - (max(xs) - min(xs)) * scale) / 2
