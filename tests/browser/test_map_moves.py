@@ -224,6 +224,7 @@ def test_drag_tap_and_keys_move_kestrel(
     assert previewed(page)[:2] == goal
     page.keyboard.press("Enter")
     moved_to(page, "kestrel", goal)
+    expect(page.locator("#map-token-kestrel")).to_be_focused()  # ready for the next move
     expect(page.locator("#sheet .vitals")).to_contain_text(f"AP {ap - 3}")
     expect(gm.locator("#log")).to_contain_text(f"kestrel: move to {goal[0]:g},{goal[1]:g}")
     assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]

@@ -262,9 +262,14 @@
       if (t) { t.focus(); }
     }
   });
-  // sent: the next screen shows the creature where it went
+  // sent: the next screen shows the creature where it went; the keyboard's focus goes back to
+  // its token (kept across the new screen by its id, caltrop.js), ready for the next move
   document.addEventListener("submit", function (e) {
-    if (e.target.closest && e.target.closest("#map form.map-move")) { pick = null; }
+    if (!e.target.closest || !e.target.closest("#map form.map-move")) { return; }
+    var m = map();
+    var t = m && pick && token(m, pick.id);
+    if (t && m.contains(document.activeElement)) { t.focus({ preventScroll: true }); }
+    pick = null;
   }, true);
   // a new screen (anyone's command) redraws the map: keep the spot being chosen
   document.addEventListener("htmx:wsAfterMessage", function () {
