@@ -237,6 +237,9 @@ def test_the_gm_selects_a_creature_and_drags_it(
     creature selects it instead (its rings and reach in words), and dragging the turn owner
     shows the cost and sends the move."""
     gm, _links = open_table(browser, server, "Warband")
+    errors: list[str] = []
+    gm.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    gm.on("pageerror", lambda e: errors.append(str(e)))
     to_turn_of(gm, "brakka")
     gm.set_viewport_size(WIDE)
     mapped = gm.locator("#map")
@@ -250,6 +253,23 @@ def test_the_gm_selects_a_creature_and_drags_it(
     gm.locator("#map-token-brakka").click()
     expect(mapped).to_have_attribute("data-selected", "brakka")
     start = spot(gm, "brakka")
+    # dropped on the Wolf: the cost is shown, and Confirm is refused with R34's reason beside
+    # it (standing creatures keep 0.5 m apart); nothing moves
+    wolf = spot(gm, "wolf")
+    x0, y0 = screen_point(gm, "brakka", 0, 0)
+    x1, y1 = screen_point(gm, "brakka", wolf[0] - start[0], wolf[1] - start[1])
+    gm.mouse.move(x0, y0)
+    gm.mouse.down()
+    gm.mouse.move(x1, y1, steps=6)
+    gm.mouse.up()
+    expect(gm.locator("#map-status")).to_contain_text(" AP (")
+    seq = last_seq(gm)
+    gm.locator("#map form.map-move button.confirm").click()
+    expect(gm.locator("#map form.map-move output")).to_contain_text("min_spacing")
+    assert last_seq(gm) == seq
+    assert spot(gm, "brakka") == start
+    gm.locator("#map form.map-move button.cancel").click()
+
     x0, y0 = screen_point(gm, "brakka", 0, 0)
     x1, y1 = screen_point(gm, "brakka", 0, -5)  # 5 m north, toward the party
     gm.mouse.move(x0, y0)
@@ -264,6 +284,7 @@ def test_the_gm_selects_a_creature_and_drags_it(
     gm.locator("#map form.map-move button.confirm").click()
     moved_to(gm, "brakka", (x, y))
     expect(gm.locator("#log")).to_contain_text(f"brakka: move to {x:g},{y:g}")
+    assert errors == [], errors  # the refusal too: no console error, no script error
 
 
 def test_a_finger_drags_the_token_on_a_phone(browser: Browser, server: str) -> None:
