@@ -75,6 +75,7 @@ MIRROR: Final[dict[str, tuple[str, ...]]] = {
     "table/cost.py": ("tests/table/test_cost.py",),
     "table/events.py": ("tests/table/test_log.py",),
     "table/log.py": ("tests/table/test_log.py",),
+    "table/movement.py": ("tests/table/test_movement_view.py",),
     "table/night.py": ("tests/table/test_night.py",),
     "table/odds.py": ("tests/table/test_odds.py", "tests/table/test_defence_odds.py"),
     "table/pool.py": ("tests/dice/test_tables.py",),
