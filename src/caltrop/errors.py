@@ -44,6 +44,7 @@ __all__ = [
     "ReplayMismatchError",
     "SimulationError",
     "StateSpaceTooLargeError",
+    "SupersededError",
     "TacticalMismatchError",
     "TooLargeError",
     "UnknownPolicyError",
@@ -188,6 +189,11 @@ class TacticalMismatchError(CaltropError):
 class PointsTacticalMismatchError(CaltropError):
     """The engine, driven by the Python tactical policy, did not do what the compiled Action
     Point tactical kernel did (as :class:`TacticalMismatchError`, for Action Points)."""
+
+
+class SupersededError(CaltropError):
+    """A builder's difficulty computation that a newer change of the same draft replaced
+    (issue 23 item 3): stopped at its next step, its answer never sent."""
 
 
 class DifficultyError(CaltropError, ValueError):
