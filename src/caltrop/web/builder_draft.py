@@ -75,8 +75,17 @@ def draft_of(definition: Mapping[str, Any]) -> dict[str, Any]:
         "name": definition.get("name", ""),
         "description": definition.get("description", ""),
         "ruleset": default_ruleset(definition.get("ruleset", "current")),
-        "participants": [dict(c) for c in definition.get("participants", ())],
+        "participants": [plain(c) for c in definition.get("participants", ())],
     }
+
+
+def plain(creature: Mapping[str, Any]) -> dict[str, Any]:
+    """A saved stat block as a draft holds it: ``max_health`` left out where it is the Health
+    (its default), so that editing the Health does not leave a maximum below it."""
+    out = dict(creature)
+    if out.get("max_health") == out.get("health"):
+        out.pop("max_health", None)
+    return out
 
 
 def _number(text: str) -> int | str:

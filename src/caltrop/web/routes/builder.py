@@ -221,7 +221,7 @@ def _apply(service: Tables, draft: dict[str, Any], fields: Mapping[str, Sequence
     creatures: list[dict[str, Any]] = draft["participants"]
     taken = {str(c.get("id", "")) for c in creatures}
     if op == "add":
-        added = creature(service, _one(fields, "source"))
+        added = drafts.plain(creature(service, _one(fields, "source")))
         added["id"] = drafts.free_id(str(added.get("id", "creature")), taken)
         creatures.append(added)
         return
