@@ -47,9 +47,6 @@ EXPORT_NAME: Final = "encounter.yaml"
 _WHOLE: Final = re.compile(r"-?[0-9]{1,18}")
 #: a field path's last part: ``.name`` or ``[3]``
 _LAST_PART: Final = re.compile(r"(\.[^.\[\]]*|\[[0-9]+\])$")
-_ROW: Final = re.compile(
-    r"^(participants\[[0-9]+\])\.(aspects|weapons|actions)\[([0-9]+)\]\.(\w+)$"
-)
 
 
 def default_ruleset(ruleset: Mapping[str, Any] | str) -> str:
@@ -261,14 +258,6 @@ def slot_of(path: str, draft: Mapping[str, Any]) -> str:
 def slot_id(slot: str) -> str:
     """The HTML id of a slot's error element (letters, digits and dashes)."""
     return "err-" + re.sub(r"[^A-Za-z0-9]+", "-", slot).strip("-")
-
-
-def row_of(slot: str) -> tuple[str, str, int, str] | None:
-    """``(creature, group, k, field)`` of a row field's slot, or None."""
-    match = _ROW.match(slot)
-    if match is None:
-        return None
-    return match.group(1), match.group(2), int(match.group(3)), match.group(4)
 
 
 def rest_json(value: Mapping[str, Any], shown: Sequence[str]) -> str:
