@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 from typer.testing import CliRunner
 
 from caltrop.cli import app as cli
@@ -19,7 +19,7 @@ from tests.browser.screens import accessibility
 
 #: the first panel may wait for the compiled kernel to load (numba's cache) on a busy machine
 PANEL_TIMEOUT_MS = 120_000
-SIZES = [{"width": 1280, "height": 800}, {"width": 360, "height": 740}]
+SIZES: list[ViewportSize] = [{"width": 1280, "height": 800}, {"width": 360, "height": 740}]
 
 
 def add(page: Page, key: str, count: int) -> None:
@@ -31,7 +31,7 @@ def add(page: Page, key: str, count: int) -> None:
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s['width']}px")
 def test_compose_check_save_export_and_open(
-    browser: Browser, server: str, tmp_path: Path, screenshots: Path, size: dict[str, int]
+    browser: Browser, server: str, tmp_path: Path, screenshots: Path, size: ViewportSize
 ) -> None:
     context = browser.new_context(viewport=size, accept_downloads=True)
     page = context.new_page()

@@ -18,11 +18,15 @@ from urllib.parse import urlencode
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from caltrop.cli import app as cli
-from caltrop.content.loader import load_encounter
+from caltrop.content.bundled import bundled_encounters
+from caltrop.content.loader import load_encounter, load_encounter_text
 from caltrop.content.serialize import encounter_to_dict
+from caltrop.errors import ContentError, ContentFileError
 from caltrop.sim.difficulty import BANDS, assess
 from caltrop.web import Settings, create_app
 from caltrop.web import builder_draft as drafts
@@ -467,3 +471,62 @@ def test_an_answer_that_finishes_after_a_newer_request_is_dropped() -> None:
     other = asyncio.run(runs.run("another page", lambda _w: "kept"))
     runs.close()
     assert other == "kept"  # another page's session is its own
+
+
+# -- every library encounter, and whatever is typed ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(bundled_encounters()))
+def test_every_bundled_encounter_survives_the_form(client: TestClient, name: str) -> None:
+    """The form of a library encounter, sent back as a browser sends it, is that encounter:
+    the same creatures and ruleset once loaded, and no problem."""
+    draft = drafts.draft_from_form(dict_of(start(client, name)))
+    checked = drafts.check(draft)
+    assert checked.definition is not None, checked.problems
+    loaded = encounter_to_dict(checked.definition)
+    saved = _library_definition(client, name)
+    assert loaded["participants"] == saved["participants"]
+    assert loaded["ruleset"] == saved["ruleset"]
+
+
+@pytest.fixture(scope="module")
+def duel_fields(tmp_path_factory: pytest.TempPathFactory) -> Fields:
+    url = f"sqlite:///{tmp_path_factory.mktemp('duel') / 'caltrop.db'}"
+    with TestClient(create_app(Settings(database_url=url))) as c:
+        return start(c)
+
+
+TYPED = st.text(max_size=24) | st.from_regex(r"-?[0-9]{1,25}", fullmatch=True)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_whatever_is_typed_is_checked_and_shown_at_a_field(
+    duel_fields: Fields, data: st.DataObject
+) -> None:
+    """Any text in any field of the form: the content rules' verdict (never a crash), each of
+    its problems at a slot the form has, as many as the loader reports."""
+    keys = [k for k, _ in duel_fields if k not in ("session",) and not k.endswith(".rest")]
+    typed = data.draw(st.dictionaries(st.sampled_from(keys), TYPED, min_size=1, max_size=3))
+    fields = [(k, typed.get(k, v)) for k, v in duel_fields]
+    draft = drafts.draft_from_form(dict_of(fields))
+    checked = drafts.check(draft)
+    assert set(checked.problems) <= drafts.slots(draft)
+    reported = _loader_problems(drafts.yaml_text(draft))
+    if reported is None:
+        assert checked.ok
+    else:
+        assert sum(len(m) for m in checked.problems.values()) == reported
+
+
+def _loader_problems(text: str) -> int | None:
+    """How many problems the content loader reports on ``text`` (None: it loads)."""
+    try:
+        load_encounter_text(text, drafts.EXPORT_NAME)
+    except ContentFileError as exc:
+        return len(exc.problems)
+    except ContentError:
+        return 1
+    return None
