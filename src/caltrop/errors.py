@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "BusyError",
     "CaltropError",
     "ConflictError",
     "ContentError",
@@ -248,6 +249,11 @@ class RefusedError(RefusalError):
 
 class FormError(RefusedError):
     """A web form that does not make a command: the message says which field is wrong."""
+
+
+class BusyError(RefusalError):
+    """More computations asked of the server at once than it takes (the encounter builder's
+    difficulty panel and suggestions, issue 23 item 3): try again in a moment."""
 
 
 class NotFoundError(RefusalError):

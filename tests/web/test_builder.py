@@ -26,11 +26,11 @@ from caltrop.cli import app as cli
 from caltrop.content.bundled import bundled_encounters
 from caltrop.content.loader import load_encounter, load_encounter_text
 from caltrop.content.serialize import encounter_to_dict
-from caltrop.errors import ContentError, ContentFileError
+from caltrop.errors import BusyError, ContentError, ContentFileError
 from caltrop.sim.difficulty import BANDS, assess
 from caltrop.web import Settings, create_app
 from caltrop.web import builder_draft as drafts
-from caltrop.web.builder_runs import Runs, StillWanted
+from caltrop.web.builder_runs import MAX_WAITING, Runs, StillWanted
 from caltrop.web.seating import COOKIE
 
 FORM = {"content-type": "application/x-www-form-urlencoded"}
@@ -530,3 +530,24 @@ def _loader_problems(text: str) -> int | None:
     except ContentError:
         return 1
     return None
+
+
+def test_computations_past_the_bound_are_refused_not_queued() -> None:
+    runs = Runs()
+    release = threading.Event()
+
+    def slow(_still_wanted: StillWanted) -> str:
+        release.wait(30)
+        return "done"
+
+    async def many() -> list[str | None]:
+        waiting = [asyncio.ensure_future(runs.run(f"page-{i}", slow)) for i in range(MAX_WAITING)]
+        await asyncio.sleep(0)  # each has taken its place
+        with pytest.raises(BusyError, match=f"at most {MAX_WAITING} at once"):
+            await runs.run("one more page", slow)
+        release.set()
+        return list(await asyncio.gather(*waiting))
+
+    assert asyncio.run(many()) == ["done"] * MAX_WAITING
+    assert asyncio.run(runs.run("later", lambda _w: "room again")) == "room again"
+    runs.close()

@@ -12,7 +12,9 @@ The computations run one at a time, on one worker thread of their own: the compi
 numba threads are not to be launched from two Python threads at once, and a two-core machine
 gains nothing from a second. A superseded computation gives the thread up at its next step, so
 the newest request of each session waits for one step of an older one at most, plus whatever
-other sessions asked first.
+other sessions asked first; at most :data:`MAX_WAITING` computations wait or run at once, and a
+request past them is refused (429, :class:`~caltrop.errors.BusyError`), so that a stranger's
+loop queues nothing.
 """
 
 from __future__ import annotations
@@ -23,12 +25,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Final, TypeVar
 
-from caltrop.errors import SupersededError
+from caltrop.errors import BusyError, SupersededError
 from caltrop.store.lru import LRU
 
 T = TypeVar("T")
 #: builder sessions whose latest ticket is remembered (an older one's runs are all superseded)
 MAX_SESSIONS: Final = 1_000
+#: computations waiting for the thread or running, at most: a page's newer request supersedes
+#: its older one, so this is a few builder pages at once (beyond it: 429, nothing queued)
+MAX_WAITING: Final = 4
 
 #: ``still_wanted()``: raises :class:`SupersededError` once a newer request took the session
 StillWanted = Callable[[], None]
@@ -41,6 +46,7 @@ class Runs:
         self._latest: LRU[str, int] = LRU(sessions)
         self._lock = threading.Lock()
         self._issued = 0
+        self._waiting = 0
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="caltrop-builder")
         #: how many computations stopped early or had their answer dropped (for tests, logs)
         self.superseded = 0
@@ -59,6 +65,20 @@ class Runs:
     async def run(self, session: str, work: Callable[[StillWanted], T]) -> T | None:
         """``work(still_wanted)`` on the worker thread; None when a newer request of
         ``session`` superseded it (stopped at a step, or its answer dropped)."""
+        with self._lock:
+            if self._waiting >= MAX_WAITING:
+                raise BusyError(
+                    f"the server is already working out {self._waiting} builder computations "
+                    f"(at most {MAX_WAITING} at once); try again in a moment"
+                )
+            self._waiting += 1
+        try:
+            return await self._run(session, work)
+        finally:
+            with self._lock:
+                self._waiting -= 1
+
+    async def _run(self, session: str, work: Callable[[StillWanted], T]) -> T | None:
         ticket = self.ticket(session)
 
         def still_wanted() -> None:
