@@ -551,3 +551,30 @@ def test_computations_past_the_bound_are_refused_not_queued() -> None:
     assert asyncio.run(many()) == ["done"] * MAX_WAITING
     assert asyncio.run(runs.run("later", lambda _w: "room again")) == "room again"
     runs.close()
+
+
+def test_uploaded_creatures_come_into_the_builder_and_the_library(client: TestClient) -> None:
+    """An encounter uploaded with a creature file of its own: its creatures are the draft's,
+    and once saved they are on offer to every other draft."""
+    troll = (
+        "kind: creature\nid: cave-troll\nname: Cave Troll\nside: npc\n"
+        "aspects: {Might: 6}\nhealth: 30\nevasion: 6\nweapons: [{name: club, dice: 1d8}]\n"
+        "actions: [{name: smash, aspect: Might, cost: 2, kind: attack, uses_weapon: true}]\n"
+    )
+    encounter = (
+        "kind: encounter\nname: Troll Bridge\ninclude: [troll.yaml]\nparticipants:\n"
+        "  - caltrop:party/bron\n  - cave-troll\n"
+    )
+    files = [("files", ("troll.yaml", troll)), ("files", ("bridge.yaml", encounter))]
+    page = client.post("/builder/upload", files=files)
+    assert page.status_code == 200, page.text[:300]
+    fields = fields_of(page.text)
+    draft = drafts.draft_from_form(dict_of(fields))
+    assert [c["id"] for c in draft["participants"]] == ["bron", "cave-troll"]
+    assert draft["participants"][1]["health"] == 30
+    assert post(client, "/builder/save", fields).status_code == 201
+    picker = client.get("/builder?from=duel").text
+    assert 'value="library:troll-bridge:2">Cave Troll (NPC) — Troll Bridge' in picker
+    bad = client.post("/builder/upload", files=[("files", ("x.yaml", "kind: encounter\n"))])
+    assert bad.status_code == 422
+    assert "participants" in said(bad)

@@ -41,7 +41,8 @@ from caltrop.web.seating import COOKIE
 DEFAULT_BODY_BYTES: Final = 16 * 1024
 #: the multipart framing an upload carries beyond its files' own bytes (boundaries, headers)
 UPLOAD_SLACK_BYTES: Final = 64 * 1024
-#: ``POST /api/tables/upload`` and ``/api/encounters/upload``: content files and framing
+#: ``POST /api/tables/upload``, ``/api/encounters/upload`` and ``/builder/upload``: content
+#: files and framing
 UPLOAD_BODY_BYTES: Final = MAX_UPLOAD_BYTES + UPLOAD_SLACK_BYTES
 #: the home page's upload form (``POST /tables/upload``): a log or content files, and framing
 PAGE_UPLOAD_BODY_BYTES: Final = max(MAX_LOG_BYTES, MAX_UPLOAD_BYTES) + UPLOAD_SLACK_BYTES
@@ -97,6 +98,7 @@ ROUTES: Final = (
     Route("POST", "/table/seats/*/reissue", seat=True),
     Route("POST", "/table/encounters", seat=True),
     # the encounter builder's form (a save and a table rate-limited as openings are)
+    Route("POST", "/builder/upload", UPLOAD_BODY_BYTES),
     Route("POST", "/builder/edit", BUILDER_BODY_BYTES),
     Route("POST", "/builder/validate", BUILDER_BODY_BYTES),
     Route("POST", "/builder/difficulty", BUILDER_BODY_BYTES),

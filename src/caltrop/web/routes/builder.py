@@ -3,6 +3,7 @@ creatures, edits them in forms checked as they are typed, sees how hard it is, s
 library, exports it as YAML and opens a table from it.
 
 * ``GET /builder`` (``?from=NAME``: a library encounter to start from) — the page;
+* ``POST /builder/upload`` — the page, started from uploaded content files (multipart ``files``);
 * ``POST /builder/edit`` — add, remove or duplicate a creature, add or remove an Aspect, a
   weapon or an action: the form again;
 * ``POST /builder/validate`` — the content rules' problems, each at its field (htmx swaps each
@@ -17,7 +18,7 @@ library, exports it as YAML and opens a table from it.
 * ``POST /builder/export`` — the YAML file; ``POST /builder/open`` — a table of the draft, as
   the home page opens one (the GM cookie, on to ``/table``).
 
-Every route takes the form (``application/x-www-form-urlencoded``, at most
+Every other route takes the form (``application/x-www-form-urlencoded``, at most
 :data:`caltrop.web.limits.BUILDER_BODY_BYTES`), follows the Origin rule, and refuses through the
 one catalogue of refusals.
 """
@@ -43,7 +44,7 @@ from caltrop.errors import CaltropError, ForbiddenError, RefusalError, RefusedEr
 from caltrop.sim.difficulty import BANDS, Difficulty, assess
 from caltrop.sim.vary import Suggestion, listing_text, variable_stats, vary
 from caltrop.store.repository import LibraryEntry
-from caltrop.store.service import Tables
+from caltrop.store.service import Tables, uploaded_encounter
 from caltrop.web import builder_draft as drafts
 from caltrop.web.builder_library import creature, picks
 from caltrop.web.builder_runs import Runs, StillWanted
@@ -54,7 +55,7 @@ from caltrop.web.pages import MODULES, _opened
 from caltrop.web.screen import render
 from caltrop.web.seating import COOKIE
 from caltrop.web.text import no_nul
-from caltrop.web.uploads import bounded_body
+from caltrop.web.uploads import bounded_body, uploaded
 
 router = APIRouter(include_in_schema=False, dependencies=ORIGIN_CHECKED)
 
@@ -182,6 +183,21 @@ async def page(request: Request) -> HTMLResponse:
             page = render("message.html", heading="No such encounter", message=message, back="/")
             return HTMLResponse(page, status_code=404)
         draft = drafts.draft_of(data)
+    checked = await run_in_threadpool(drafts.check, draft)
+    context = await run_in_threadpool(_context, service, draft, secrets.token_urlsafe(16), checked)
+    return HTMLResponse(render("builder.html", bands=BANDS, **context))
+
+
+@router.post("/builder/upload", response_class=HTMLResponse)
+@_on_a_page
+async def from_upload(request: Request) -> Response:
+    """The builder started from uploaded content files (an encounter YAML and the files it
+    includes, as the home page's upload takes them): its creatures become the draft's, to edit
+    and save to the library."""
+    files, _ = await uploaded(request)
+    service = service_of(request)
+    definition = await run_in_threadpool(uploaded_encounter, files)
+    draft = drafts.draft_of(encounter_to_dict(definition))
     checked = await run_in_threadpool(drafts.check, draft)
     context = await run_in_threadpool(_context, service, draft, secrets.token_urlsafe(16), checked)
     return HTMLResponse(render("builder.html", bands=BANDS, **context))
