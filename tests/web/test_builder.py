@@ -578,3 +578,36 @@ def test_uploaded_creatures_come_into_the_builder_and_the_library(client: TestCl
     bad = client.post("/builder/upload", files=[("files", ("x.yaml", "kind: encounter\n"))])
     assert bad.status_code == 422
     assert "participants" in said(bad)
+
+
+def test_the_panel_of_a_superseded_request_sends_nothing(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the route: a newer request of the same page comes while the panel's computation
+    runs (its ticket taken at the computation's first step); at the next step the computation
+    stops and the route answers 204, nothing to swap. Another page's request is answered."""
+    from caltrop.web.routes import builder
+
+    fields = start(client)
+    session = dict(fields)["session"]
+    steps: list[str] = []
+    real = builder.assess
+
+    def newer_request_comes(definition: Any, **kwargs: Any) -> Any:
+        progress = kwargs["progress"]
+        runs: Runs = client.app.state.builder_runs  # type: ignore[attr-defined]
+        runs.ticket(session)  # the page's next change, asked while this one runs
+        steps.append("played a chunk")
+        progress("tactical", 2000, 0)
+        steps.append("went on")  # never: the step above stopped it
+        return real(definition, **kwargs)
+
+    monkeypatch.setattr(builder, "assess", newer_request_comes)
+    superseded = post(client, "/builder/difficulty", fields)
+    assert superseded.status_code == 204
+    assert superseded.text == ""
+    assert steps == ["played a chunk"]
+    monkeypatch.setattr(builder, "assess", real)
+    answered = post(client, "/builder/difficulty", fields)
+    assert answered.status_code == 200
+    assert "PCs win" in answered.text
