@@ -479,10 +479,14 @@ def test_an_answer_that_finishes_after_a_newer_request_is_dropped() -> None:
 @pytest.mark.parametrize("name", sorted(bundled_encounters()))
 def test_every_bundled_encounter_survives_the_form(client: TestClient, name: str) -> None:
     """The form of a library encounter, sent back as a browser sends it, is that encounter:
-    the same creatures and ruleset once loaded, and no problem."""
-    draft = drafts.draft_from_form(dict_of(start(client, name)))
+    the same creatures and ruleset once loaded, and no problem; each of its slots is shown."""
+    page = client.get(f"/builder?from={name}").text
+    draft = drafts.draft_from_form(dict_of(fields_of(page)))
     checked = drafts.check(draft)
     assert checked.definition is not None, checked.problems
+    # every slot a problem may be put at is on the page (no problem is put where none sees it)
+    missing = [s for s in drafts.slots(draft) if f'id="{drafts.slot_id(s)}"' not in page]
+    assert missing == []
     loaded = encounter_to_dict(checked.definition)
     saved = _library_definition(client, name)
     assert loaded["participants"] == saved["participants"]
@@ -611,3 +615,18 @@ def test_the_panel_of_a_superseded_request_sends_nothing(
     answered = post(client, "/builder/difficulty", fields)
     assert answered.status_code == 200
     assert "PCs win" in answered.text
+
+
+def test_an_action_point_stat_is_edited_at_its_own_field(client: TestClient) -> None:
+    """The Action Point stat block (seed 004) is shown one field a stat; a value the content
+    limits refuse is shown at that field, in their words (R48's range for ap)."""
+    fields = start(client, "warband-ap")
+    assert dict(fields)["participants[1].stats.ap"] == "6"
+    answer = post(client, "/builder/validate", replaced(fields, participants_1___stats__ap="-5"))
+    assert slot_text(answer.text, "participants[1].stats.ap").startswith(
+        "expected a number from 0 to 99, got -5"
+    )
+    more = replaced(fields, participants_1___stats__ap="7")
+    draft = drafts.draft_from_form(dict_of(more))
+    assert draft["participants"][0]["stats"]["ap"] == 7
+    assert drafts.check(draft).ok

@@ -32,7 +32,8 @@ from caltrop.content.loader import load_encounter_text
 from caltrop.core.model import EncounterDef
 from caltrop.errors import ContentError, ContentFileError
 
-#: the creature fields the form edits (the rest ride in ``participants[i].rest``)
+#: the creature fields the form edits (the rest ride in ``participants[i].rest``); its
+#: ``stats`` too, one field each (``participants[i].stats.ap``)
 CREATURE_FIELDS: Final = ("id", "name", "side", "health", "evasion", "load_buffer")
 #: a weapon's and an action's fields the form edits
 WEAPON_FIELDS: Final = ("name", "dice", "kind")
@@ -143,6 +144,11 @@ def draft_from_form(fields: Mapping[str, Sequence[str]]) -> dict[str, Any]:
             name = (_one(fields, f"{p}.aspects[{k}].name") or "").strip()
             aspects[name] = _number(_one(fields, f"{p}.aspects[{k}].value") or "")
         creature["aspects"] = aspects
+        stats = re.compile(re.escape(f"{p}.stats.") + r"([^.\[\]]{1,40})$")
+        for key, values in fields.items():
+            match = stats.match(key)
+            if match and values:  # the Action Point stat block (seed 004), shown when it has one
+                creature.setdefault("stats", {})[match.group(1)] = _number(values[0])
         for group, names in (("weapons", WEAPON_FIELDS), ("actions", ACTION_FIELDS)):
             items = []
             for k in _rows(fields, f"{p}.{group}"):
@@ -217,6 +223,9 @@ def slots(draft: Mapping[str, Any]) -> set[str]:
         p = f"participants[{i}]"
         out |= {p, f"{p}.aspects", f"{p}.weapons", f"{p}.actions"}
         out |= {f"{p}.{name}" for name in CREATURE_FIELDS}
+        stats = creature.get("stats")
+        if isinstance(stats, Mapping) and stats:  # as the form shows them: only when some
+            out |= {f"{p}.stats"} | {f"{p}.stats.{name}" for name in stats}
         for k, _ in enumerate(_aspects(creature), start=1):
             out.add(f"{p}.aspects[{k}]")
         for group, names in (("weapons", WEAPON_FIELDS), ("actions", ACTION_FIELDS)):
