@@ -626,6 +626,10 @@ def test_an_action_point_stat_is_edited_at_its_own_field(client: TestClient) -> 
     assert slot_text(answer.text, "participants[1].stats.ap").startswith(
         "expected a number from 0 to 99, got -5"
     )
+    assert dict(fields)["participants[1].weapons[1].ap"] == "3"  # Torvald's longsword (R38)
+    assert "participants[1].weapons[1].close" not in dict(fields)  # a melee weapon has no range
+    slow = post(client, "/builder/validate", replaced(fields, participants_1___weapons_1___ap="-1"))
+    assert slot_text(slow.text, "participants[1].weapons[1].ap").startswith("expected a number")
     more = replaced(fields, participants_1___stats__ap="7")
     draft = drafts.draft_from_form(dict_of(more))
     assert draft["participants"][0]["stats"]["ap"] == 7

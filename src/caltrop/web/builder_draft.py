@@ -35,11 +35,16 @@ from caltrop.errors import ContentError, ContentFileError
 #: the creature fields the form edits (the rest ride in ``participants[i].rest``); its
 #: ``stats`` too, one field each (``participants[i].stats.ap``)
 CREATURE_FIELDS: Final = ("id", "name", "side", "health", "evasion", "load_buffer")
-#: a weapon's and an action's fields the form edits
-WEAPON_FIELDS: Final = ("name", "dice", "kind")
+#: a weapon's and an action's fields the form edits; a weapon's Action Point numbers (its AP,
+#: R38, R44; a ranged one's close and far ranges, R39) where it has them
+WEAPON_FIELDS: Final = ("name", "dice", "kind", "ap", "close", "far")
+#: the fields of a row that are always shown (the others only where the row has them)
+SHOWN_ALWAYS: Final = frozenset({"name", "dice", "kind", "aspect", "cost"})
 ACTION_FIELDS: Final = ("name", "aspect", "cost")
 #: the fields that are whole numbers (text otherwise, as typed)
-NUMBER_FIELDS: Final = frozenset({"health", "evasion", "load_buffer", "cost", "value"})
+NUMBER_FIELDS: Final = frozenset(
+    {"health", "evasion", "load_buffer", "cost", "value", "ap", "close", "far"}
+)
 #: the slot of a problem that names no field the form shows
 FORM_SLOT: Final = "form"
 #: the name of the YAML file an export is offered as, and of the text the loader reads
@@ -229,10 +234,15 @@ def slots(draft: Mapping[str, Any]) -> set[str]:
         for k, _ in enumerate(_aspects(creature), start=1):
             out.add(f"{p}.aspects[{k}]")
         for group, names in (("weapons", WEAPON_FIELDS), ("actions", ACTION_FIELDS)):
-            for k, _ in enumerate(creature.get(group) or (), start=1):
+            for k, item in enumerate(creature.get(group) or (), start=1):
                 out.add(f"{p}.{group}[{k}]")
-                out |= {f"{p}.{group}[{k}].{name}" for name in names}
+                shown = [n for n in names if n in SHOWN_ALWAYS or _has(item, n)]
+                out |= {f"{p}.{group}[{k}].{name}" for name in shown}
     return out
+
+
+def _has(item: Any, name: str) -> bool:
+    return isinstance(item, Mapping) and item.get(name) is not None
 
 
 def _aspects(creature: Mapping[str, Any]) -> list[str]:
