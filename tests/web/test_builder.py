@@ -251,6 +251,13 @@ def test_the_picker_offers_bundled_and_library_creatures_of_the_module(client: T
     assert 'value="bundled:monsters/goblin"' in page
     assert 'value="library:goblin-ambush:1"' in page
     assert "bundled:action-points/monsters/wolf" not in page  # another module's creature
+    switched = post(
+        client,
+        "/builder/edit",
+        [*replaced(start(client), ruleset="action-points"), ("op", "ruleset")],
+    )
+    assert switched.status_code == 200
+    assert 'value="bundled:action-points/monsters/wolf"' in switched.text  # the new module's
     points = client.get("/builder?from=warband-ap").text
     assert 'value="bundled:action-points/monsters/wolf"' in points
     assert "bundled:monsters/goblin" not in points

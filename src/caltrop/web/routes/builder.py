@@ -241,6 +241,8 @@ def _apply(service: Tables, draft: dict[str, Any], fields: Mapping[str, Sequence
         added["id"] = drafts.free_id(str(added.get("id", "creature")), taken)
         creatures.append(added)
         return
+    if op == "ruleset":  # the ruleset changed: the form again, its picker of that module
+        return
     i = _index(fields, "index", len(creatures))
     chosen = creatures[i]
     if op == "remove":
