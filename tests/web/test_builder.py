@@ -641,3 +641,12 @@ def test_an_action_point_stat_is_edited_at_its_own_field(client: TestClient) -> 
     draft = drafts.draft_from_form(dict_of(more))
     assert draft["participants"][0]["stats"]["ap"] == 7
     assert drafts.check(draft).ok
+
+
+def test_a_form_of_too_many_fields_is_refused(client: TestClient) -> None:
+    from caltrop.web.routes.builder import MAX_FORM_FIELDS
+
+    many = [("session", "x")] + [(f"f{i}", "") for i in range(MAX_FORM_FIELDS)]
+    answer = post(client, "/builder/validate", many)
+    assert answer.status_code == 422
+    assert "not a builder form: Max number of fields exceeded" in said(answer)

@@ -70,6 +70,9 @@ MAX_VARIED: Final = 6
 #: a library name made from an encounter's name (the library's key, at most 100 characters)
 MAX_NAME: Final = 80
 FORM_TYPE: Final = "application/x-www-form-urlencoded"
+#: fields in one builder form, at most (200 creatures of some 60 fields each: the content's own
+#: limit of participants, MAX_PARTICIPANTS, is reached first)
+MAX_FORM_FIELDS: Final = 20_000
 
 
 Route = Callable[[Request], Awaitable[Response]]
@@ -117,7 +120,9 @@ async def _fields(request: Request) -> dict[str, list[str]]:
     if not request.headers.get("content-type", "").startswith(FORM_TYPE):
         raise RefusedError(f"send the builder's form ({FORM_TYPE})")
     try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=20_000)
+        pairs = parse_qsl(
+            body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS
+        )
     except (UnicodeDecodeError, ValueError) as exc:
         raise RefusedError(f"not a builder form: {exc}") from None
     fields: dict[str, list[str]] = {}
