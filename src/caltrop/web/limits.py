@@ -91,6 +91,12 @@ ROUTES: Final = (
     Route("POST", "/table/visibility", seat=True),
     Route("POST", "/table/seats/*/reissue", seat=True),
     Route("POST", "/table/encounters", seat=True),
+    # the whole log on the page, and the table screen's link (issue 22)
+    Route("GET", "/table/log", seat=True),
+    Route("POST", "/table/screen", seat=True),
+    Route("POST", "/table/screen/revoke", seat=True),
+    Route("POST", "/api/screen", seat=True),
+    Route("DELETE", "/api/screen", seat=True),
 )
 #: the limits of a request no route of ROUTES matches
 ANY: Final = Route("*", "*")

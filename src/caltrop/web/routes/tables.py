@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from caltrop.content.logfile import MAX_LOG_BYTES
-from caltrop.store.service import RefusalError, Tables
+from caltrop.store.service import SCREEN_ROLE, RefusalError, Tables
 from caltrop.web.deps import ORIGIN_CHECKED, TablesDep
 from caltrop.web.errors import responses
 from caltrop.web.routes.links import table_out
@@ -95,6 +95,8 @@ async def join(
     found = await run_in_threadpool(service.seat, token)
     response: Response
     if "text/html" in request.headers.get("accept", ""):
+        if found.role == SCREEN_ROLE:  # a table screen's link: its page, and no cookie set
+            return RedirectResponse(f"/tv/{token}", status_code=303)
         held = request.cookies.get(COOKIE)
         if held is not None and held != token and await run_in_threadpool(_is_gm, service, held):
             name = found.creature_id or "the GM"

@@ -88,6 +88,16 @@
     }
   }
 
+  // whether the user has tapped, clicked or typed on this page yet (issue 22 item 8)
+  var gesture = false;
+  ["pointerdown", "keydown", "touchstart"].forEach(function (type) {
+    document.addEventListener(type, function () { gesture = true; }, { capture: true, passive: true });
+  });
+  function tapped() {
+    var ua = navigator.userActivation;
+    return ua ? ua.hasBeenActive : gesture;
+  }
+
   // a reaction window opened for this player: vibrate once, flash the actions
   document.addEventListener("htmx:wsAfterMessage", function () {
     refocus();
@@ -97,7 +107,8 @@
     var screen = document.getElementById("table");
     var player = screen && screen.classList.contains("player");
     if (player && now > 0 && reactions === 0) {
-      if (navigator.vibrate) { try { navigator.vibrate([120, 60, 120]); } catch (err) { /* no vibration */ } }
+      // Chromium blocks (and logs) a vibration before the page's first tap: only after one
+      if (navigator.vibrate && tapped()) { try { navigator.vibrate([120, 60, 120]); } catch (err) { /* no vibration */ } }
       var actions = document.getElementById("actions");
       if (actions) { actions.classList.add("cue-flash"); }
     }
