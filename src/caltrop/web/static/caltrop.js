@@ -88,14 +88,16 @@
     }
   }
 
-  // whether the user has tapped, clicked or typed on this page yet (issue 22 item 8)
+  // whether the user has tapped, clicked or typed on this page yet (issue 22 item 8): the
+  // events that give a page its user activation (HTML's activation-triggering events), seen
+  // here, and the browser's own record where it keeps one
   var gesture = false;
-  ["pointerdown", "keydown", "touchstart"].forEach(function (type) {
+  ["keydown", "mousedown", "pointerup", "touchend", "click"].forEach(function (type) {
     document.addEventListener(type, function () { gesture = true; }, { capture: true, passive: true });
   });
   function tapped() {
     var ua = navigator.userActivation;
-    return ua ? ua.hasBeenActive : gesture;
+    return gesture && (ua ? ua.hasBeenActive : true);
   }
 
   // a reaction window opened for this player: vibrate once, flash the actions

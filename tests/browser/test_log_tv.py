@@ -1,0 +1,194 @@
+"""The whole log on the page and the table screen in the browser (issue 22 item 6, the table
+view, item 8): a player scrolls back through 100+ entries at 360×740 and 1280×800 while the
+table goes on; the TV view updates live after a command and shows no hidden number; a refused
+command (over the socket and over HTTP) leaves no console error; a vibration waits for the
+first tap; axe finds no serious or critical violation on the log or the TV screen."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect
+
+from tests.browser.screens import accessibility, join, open_table, shoot, type_command
+
+SIZES = {"phone": {"width": 360, "height": 740}, "laptop": {"width": 1280, "height": 800}}
+#: a number the GM keeps hidden, as a player's page would show it if it leaked
+LEAK = re.compile(r"orc-brute (load )?\d")
+
+
+def console_errors(page: Page) -> list[str]:
+    """Every console error and uncaught script error on the page from now on."""
+    errors: list[str] = []
+
+    def seen(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            errors.append(message.text)
+
+    page.on("console", seen)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return errors
+
+
+def gm_token(gm: Page) -> str:
+    href = gm.locator("#gm-link").get_attribute("href") or ""
+    return href.rsplit("/", 1)[-1]
+
+
+def tool(server: str, token: str, command: str) -> None:
+    """A command from a tool (the GM's bearer token): the table goes on without a page."""
+    body = {"command": command, "command_id": uuid.uuid4().hex}
+    got = httpx.post(
+        f"{server}/api/commands", json=body, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert got.status_code == 200, got.text
+
+
+def seed(server: str, token: str, count: int) -> None:
+    """``count`` GM commands: the brute's Health, which players see only as a label."""
+    for n in range(count):
+        tool(server, token, "gm: damage orc-brute 1" if n % 2 == 0 else "gm: heal orc-brute 1")
+
+
+def shown_seqs(page: Page) -> list[int]:
+    return [
+        int(s)
+        for s in page.locator("#log li[data-seq]").evaluate_all(
+            "els => els.map(e => e.getAttribute('data-seq'))"
+        )
+    ]
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_player_scrolls_back_through_the_whole_log(
+    browser: Browser, server: str, screenshots: Path, size: str
+) -> None:
+    gm, links = open_table(browser, server, "Orc Bridge")
+    token = gm_token(gm)
+    seed(server, token, 104)
+    ctx, bron = join(browser, links["bron"])
+    bron.set_viewport_size(SIZES[size])
+    errors = console_errors(bron)
+    expect(bron.locator("#log-live li[data-seq]")).to_have_count(30)
+    older = bron.get_by_role("button", name="Older entries")
+    older.scroll_into_view_if_needed()
+    older.click()
+    expect(bron.locator("#log-older li[data-seq]")).to_have_count(50)
+    # the table goes on meanwhile: new entries arrive at the top, none is lost between
+    tool(server, token, "gm: damage orc-brute 1")
+    expect(bron.locator("#log-live li[data-seq]").first).to_have_attribute("data-seq", "105")
+    while bron.locator(".log-start").count() == 0:
+        bron.get_by_role("button", name="Older entries").click()
+        bron.wait_for_timeout(50)
+        expect(bron.locator("#log-more")).to_be_visible()
+    expect(bron.locator(".log-start")).to_have_text("The start of the log.")
+    assert shown_seqs(bron) == list(range(105, 0, -1))
+    text = bron.locator("#log").inner_text()
+    assert "gm: damage orc-brute (hidden)" in text
+    assert not LEAK.search(text), LEAK.search(text)
+    assert accessibility(bron, f"log {size}") == []
+    shoot(bron, screenshots, f"log-{size}")
+    assert errors == []
+    ctx.close()
+    gm.context.close()
+
+
+def test_the_tv_view_is_live_and_read_only(
+    browser: Browser, server: str, screenshots: Path
+) -> None:
+    gm, links = open_table(browser, server, "Orc Bridge")
+    token = gm_token(gm)
+    tool(server, token, "gm: damage orc-brute 2")
+    tool(server, token, "gm: set orc-brute load 3")
+    gm.get_by_role("button", name="Make a table screen link").click()
+    link = gm.locator("#tv-link-a")
+    expect(link).to_be_visible()
+    expect(gm.locator('#tv-card svg[role="img"]')).to_have_attribute(
+        "aria-label", "QR code: the table screen link"
+    )
+    url = link.get_attribute("href") or ""
+    assert "/tv/" in url
+    for size in SIZES.values():
+        tv_ctx = browser.new_context(viewport=size)
+        tv = tv_ctx.new_page()
+        errors = console_errors(tv)
+        tv.goto(url)
+        live_tv(tv)
+        brute = tv.locator("#tv-orc-brute .tv-health")
+        expect(brute).to_be_visible()
+        assert not re.search(r"\d", brute.inner_text()), brute.inner_text()
+        before = tv.locator("#tv-live").get_attribute("data-seq")
+        # a command on a player's phone: the TV shows the roll and its dice, live
+        ctx, bron = join(browser, links["bron"])
+        type_command(bron, "bron: strike orc-brute with sword")
+        expect(tv.locator("#tv-live")).not_to_have_attribute("data-seq", before or "")
+        expect(tv.locator(".tv-roll")).to_contain_text("Bron")
+        expect(tv.locator(".tv-roll .die-to-roll").first).to_be_visible()
+        assert tv.locator("form").count() == 0  # nothing to tap
+        assert not LEAK.search(tv.locator("#tv").inner_text())
+        assert accessibility(tv, f"tv {size['width']}") == []
+        shoot(tv, screenshots, f"tv-{size['width']}")
+        tool(server, token, "gm: undo")
+        ctx.close()
+        assert errors == []
+        tv_ctx.close()
+    # revoked on the GM screen: the TV says so
+    tv_ctx = browser.new_context(viewport=SIZES["laptop"])
+    tv = tv_ctx.new_page()
+    tv.goto(url)
+    live_tv(tv)
+    gm.get_by_role("button", name="Revoke the table screen link").click()
+    expect(gm.locator("#tv-card")).to_contain_text("was revoked")
+    expect(tv.locator("#tv-live")).to_contain_text("This table screen link was revoked")
+    tv_ctx.close()
+    gm.context.close()
+
+
+def live_tv(page: Page) -> None:
+    """The TV page is up and its socket open (the badge hidden)."""
+    page.wait_for_function("document.getElementById('tv-live') !== null")
+    page.wait_for_function(
+        "() => { const b = document.getElementById('badge'); return b && b.hidden; }"
+    )
+
+
+def test_a_refused_command_leaves_no_console_error(browser: Browser, server: str) -> None:
+    gm, links = open_table(browser, server, "Orc Bridge")
+    ctx, bron = join(browser, links["bron"])
+    errors = console_errors(bron)
+    # over the page socket
+    answer = type_command(bron, "gm: damage orc-brute 3")
+    expect(answer).to_contain_text("only the GM")
+    # over HTTP (htmx's request, as a page without its socket sends it)
+    bron.evaluate(
+        "htmx.ajax('POST', '/table/command', {target: '#command-box output', values: "
+        "{command: 'gm: damage orc-brute 3', command_id: 'http-refusal'}})"
+    )
+    expect(bron.locator("#command-box output")).to_contain_text("only the GM")
+    bron.wait_for_timeout(200)
+    assert errors == []
+    ctx.close()
+    gm.context.close()
+
+
+def test_a_vibration_waits_for_the_first_tap(browser: Browser, server: str) -> None:
+    """Chromium blocks navigator.vibrate before the page's first tap (and logs it): the cue
+    is given only once the player has tapped."""
+    gm, links = open_table(browser, server, "Orc Bridge")
+    token = gm_token(gm)
+    ctx, aria = join(browser, links["aria"])
+    tool(server, token, "bron: strike orc-brute with sword")  # a window opens for Aria
+    expect(aria.locator("#actions.cue")).to_be_visible()
+    assert aria.evaluate("window.vibrations.length") == 0  # no tap yet: no call
+    aria.locator("#turn").click()  # her first tap
+    tool(server, token, "gm: undo")
+    expect(aria.locator("#actions.cue")).to_have_count(0)
+    tool(server, token, "bron: strike orc-brute with sword")
+    expect(aria.locator("#actions.cue")).to_be_visible()
+    aria.wait_for_function("window.vibrations.length === 1")
+    ctx.close()
+    gm.context.close()
