@@ -334,3 +334,33 @@ def test_the_icon_is_served(client: TestClient) -> None:
     assert got.status_code == 200
     assert got.headers["content-type"].startswith("image/svg+xml")
     assert got.text.startswith("<svg")
+
+
+def test_a_defence_choice_that_cannot_avoid_the_damage_is_set_apart() -> None:
+    """Item 8 for the defence window (R40): a choice with no chance of taking no damage (Take
+    Cover's "then" choices included) is marked and listed after the others; one with any
+    chance is not; the other reactions' odds (the pending roll's) mark none."""
+    from caltrop.table import view
+    from caltrop.web.screen import hopeless, screen_fragments
+    from tests.table.test_defence_odds import windows
+
+    marked = unmarked = 0
+    for enc, defender, _ in windows():
+        seen = view(enc, defender).as_dict()
+        legal = [o for o in seen["options"][defender] if o["legal"]]
+        html = screen_fragments(seen)
+        for o in legal:
+            odds = o.get("odds") or {}
+            after = odds.get("or_then") or {}
+            nil = odds.get("kind") == "defence" and odds["success"] == 0
+            assert hopeless(o) == (nil and after.get("success", 0) == 0), o
+        cannot = [o for o in legal if hopeless(o)]
+        can = [o for o in legal if not hopeless(o)]
+        assert html.count("0% — cannot avoid all the damage") == len(cannot)
+        for low in cannot:
+            for high in can:
+                spot = html.index(f'value="{low["command"]}"')
+                assert html.index(f'value="{high["command"]}"') < spot
+        marked += len(cannot)
+        unmarked += len(can)
+    assert marked and unmarked  # both kinds were met
