@@ -91,6 +91,11 @@ def test_a_player_scrolls_back_through_the_whole_log(
     assert "gm: damage orc-brute (hidden)" in text
     assert not LEAK.search(text), LEAK.search(text)
     assert accessibility(bron, f"log {size}") == []
+    # item 8: "Conditions" is not clipped, and nothing scrolls sideways
+    head = bron.locator("#creatures th", has_text=re.compile("Con"))
+    assert head.evaluate("e => e.scrollWidth <= e.clientWidth"), head.inner_text()
+    wide = bron.evaluate("document.documentElement.scrollWidth")
+    assert wide <= SIZES[size]["width"], wide
     shoot(bron, screenshots, f"log-{size}")
     assert errors == []
     ctx.close()
@@ -111,6 +116,7 @@ def test_the_tv_view_is_live_and_read_only(
         "aria-label", "QR code: the table screen link"
     )
     url = link.get_attribute("href") or ""
+    assert accessibility(gm, "GM screen with the table screen link") == []
     assert "/tv/" in url
     for size in SIZES.values():
         tv_ctx = browser.new_context(viewport=size)
@@ -190,5 +196,18 @@ def test_a_vibration_waits_for_the_first_tap(browser: Browser, server: str) -> N
     tool(server, token, "bron: strike orc-brute with sword")
     expect(aria.locator("#actions.cue")).to_be_visible()
     aria.wait_for_function("window.vibrations.length === 1")
+    ctx.close()
+    gm.context.close()
+
+
+def test_conditions_fit_at_360_px_on_the_widest_table(browser: Browser, server: str) -> None:
+    """Item 8: "Conditions" was clipped at 360 px; the Action Point table (a Position column
+    too, six creatures) is the widest a player sees."""
+    gm, links = open_table(browser, server, "Warband")
+    ctx, page = join(browser, next(iter(links.values())))
+    head = page.locator("#creatures th", has_text=re.compile("Con"))
+    expect(head).to_be_visible()
+    assert head.evaluate("e => e.scrollWidth <= e.clientWidth"), head.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
     ctx.close()
     gm.context.close()

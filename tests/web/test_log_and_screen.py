@@ -363,4 +363,23 @@ def test_a_defence_choice_that_cannot_avoid_the_damage_is_set_apart() -> None:
                 assert html.index(f'value="{high["command"]}"') < spot
         marked += len(cannot)
         unmarked += len(can)
-    assert marked and unmarked  # both kinds were met
+    assert marked
+    assert unmarked
+
+
+def test_the_table_screen_says_down_once_and_hides_the_numbers() -> None:
+    """Item 8's doubled label on the table screen too ("0/9 (down) · down"), and a screen's
+    view is a player's: the downed goblin's Health is its label alone."""
+    from caltrop.content import load_encounter
+    from caltrop.core.commands import parse_command
+    from caltrop.encounter import Encounter
+    from caltrop.table import SCREEN, view
+    from caltrop.web.routes.tv import tv_fragments
+
+    enc = Encounter.begin(load_encounter("orc-bridge"), 1)
+    enc.apply(parse_command("gm: damage goblin-archer 9"))
+    html = tv_fragments(view(enc, SCREEN).as_dict())
+    start = html.index('id="tv-goblin-archer"')
+    row = re.sub(r"<[^>]+>", " ", html[start : html.index("</li>", start)])
+    assert row.count("down") == 1, row
+    assert not re.search(r"\d", row.split(">", 1)[-1]), row
