@@ -271,6 +271,9 @@ def test_only_the_gm_makes_or_revokes_the_screen_link(client: TestClient) -> Non
     joined = client.get(f"/join/{second}", headers={"accept": "text/html"}, follow_redirects=False)
     assert (joined.status_code, joined.headers["location"]) == (303, f"/tv/{second}")
     assert "set-cookie" not in joined.headers
+    tool = client.get(f"/join/{second}")  # a client: its seat in JSON, no cookie either
+    assert tool.json()["role"] == "screen"
+    assert "set-cookie" not in tool.headers
 
 
 def test_revoking_the_screen_link_closes_its_screens(client: TestClient) -> None:

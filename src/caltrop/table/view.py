@@ -249,7 +249,8 @@ def view(
     answers_for: Iterable[str] | None = None,
     log: Iterable[Mapping[str, Any]] | None = None,
 ) -> TableView:
-    """The encounter as ``viewer`` (``"gm"`` or a creature id) may see it.
+    """The encounter as ``viewer`` (``"gm"``, a creature id, or :data:`SCREEN`: a table
+    screen, which sees what players see and answers for no one) may see it.
 
     ``visibility`` maps NPC ids to what players see of them (default :data:`NPC_DEFAULT`: a
     Health label, no Aspects, no Load or points). The GM sees everything.

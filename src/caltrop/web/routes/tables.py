@@ -106,7 +106,8 @@ async def join(
         response = JSONResponse(
             {"table_id": found.table_id, "role": found.role, "creature": found.creature_id}
         )
-    set_seat_cookie(request, response, token)
+    if found.role != SCREEN_ROLE:  # a table screen's token never becomes a browser's seat
+        set_seat_cookie(request, response, token)
     return response
 
 
@@ -125,7 +126,9 @@ async def confirm_join(
     request: Request,
 ) -> Response:
     """A GM's browser's yes to the question ``GET /join/TOKEN`` asked: it takes the seat."""
-    await run_in_threadpool(service.seat, token)
+    found = await run_in_threadpool(service.seat, token)
+    if found.role == SCREEN_ROLE:  # its page, as GET /join/TOKEN sends it; no cookie
+        return RedirectResponse(f"/tv/{token}", status_code=303)
     response = RedirectResponse("/table", status_code=303)
     set_seat_cookie(request, response, token)
     return response
