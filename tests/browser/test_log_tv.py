@@ -211,3 +211,30 @@ def test_conditions_fit_at_360_px_on_the_widest_table(browser: Browser, server: 
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     ctx.close()
     gm.context.close()
+
+
+def test_the_next_encounter_starts_the_pages_again(browser: Browser, server: str) -> None:
+    """The log starts again with the night's next encounter: the pages fetched of the one
+    before go, "Older entries" pages the new log."""
+    gm, links = open_table(browser, server, "Orc Bridge")
+    token = gm_token(gm)
+    seed(server, token, 40)
+    ctx, bron = join(browser, links["bron"])
+    bron.get_by_role("button", name="Older entries").click()
+    expect(bron.locator("#log-older li[data-seq]")).to_have_count(10)
+    expect(bron.locator(".log-start")).to_be_visible()
+    got = httpx.post(
+        f"{server}/api/encounters",
+        json={"encounter": "orc-bridge"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert got.status_code == 201, got.text
+    expect(bron.locator("#log-live .log-empty")).to_be_visible()
+    expect(bron.locator("#log-older li")).to_have_count(0)
+    seed(server, token, 33)
+    expect(bron.locator("#log-live li[data-seq]").first).to_have_attribute("data-seq", "33")
+    bron.get_by_role("button", name="Older entries").click()
+    expect(bron.locator(".log-start")).to_be_visible()
+    assert shown_seqs(bron) == list(range(33, 0, -1))
+    ctx.close()
+    gm.context.close()
