@@ -251,6 +251,15 @@ def test_the_table_screen_is_live_after_a_command(client: TestClient) -> None:
         assert 'data-seq="1"' in shown
         assert 'class="die die-to-roll"' in shown  # the pending roll's dice
         assert "Bron" in shown
+        assert send(client, gm, "gm: pass all").status_code == 200
+        ws.receive_text()
+        rolled = send(client, gm, "roll").json()
+        shown = ws.receive_text()
+        while f'data-seq="{rolled["seq"]}"' not in shown:
+            shown = ws.receive_text()
+        latest = shown[shown.index('class="tv-last latest"') :]
+        faces = re.findall(r'<span class="die" title="d\d+: (\d+)">', latest.split("</p>")[0])
+        assert [int(f) for f in faces] == rolled["outcomes"][0]["faces"]
 
 
 def test_only_the_gm_makes_or_revokes_the_screen_link(client: TestClient) -> None:
