@@ -82,9 +82,13 @@ def test_a_player_scrolls_back_through_the_whole_log(
     tool(server, token, "gm: damage orc-brute 1")
     expect(bron.locator("#log-live li[data-seq]").first).to_have_attribute("data-seq", "105")
     while bron.locator(".log-start").count() == 0:
+        count = bron.locator("#log-older li[data-seq]").count()
         bron.get_by_role("button", name="Older entries").click()
-        bron.wait_for_timeout(50)
-        expect(bron.locator("#log-more")).to_be_visible()
+        bron.wait_for_function(
+            "n => document.querySelectorAll('#log-older li[data-seq]').length > n"
+            " || document.querySelector('.log-start') !== null",
+            arg=count,
+        )
     expect(bron.locator(".log-start")).to_have_text("The start of the log.")
     assert shown_seqs(bron) == list(range(105, 0, -1))
     text = bron.locator("#log").inner_text()
@@ -236,5 +240,42 @@ def test_the_next_encounter_starts_the_pages_again(browser: Browser, server: str
     bron.get_by_role("button", name="Older entries").click()
     expect(bron.locator(".log-start")).to_be_visible()
     assert shown_seqs(bron) == list(range(33, 0, -1))
+    ctx.close()
+    gm.context.close()
+
+
+def test_a_refused_page_is_said_beside_the_button(browser: Browser, server: str) -> None:
+    """A seat revoked meanwhile: "Older entries" says why, nothing lands in the log, and the
+    console stays clean (the refusal is answered 200 with its status in a header)."""
+    gm, links = open_table(browser, server, "Orc Bridge")
+    seed(server, gm_token(gm), 40)
+    ctx, bron = join(browser, links["bron"])
+    errors = console_errors(bron)
+    got = httpx.post(
+        f"{server}/api/seats/bron/reissue", headers={"Authorization": f"Bearer {gm_token(gm)}"}
+    )
+    assert got.status_code == 200, got.text
+    expect(bron.locator("#live")).to_contain_text("This seat was revoked")
+    bron.get_by_role("button", name="Older entries").click()
+    expect(bron.locator("#log-more .refusal")).to_have_text(
+        "Older entries: unknown or revoked seat token"
+    )
+    expect(bron.locator("#log-older li")).to_have_count(0)
+    assert errors == []
+    ctx.close()
+    gm.context.close()
+
+
+def test_a_double_tap_on_older_fetches_one_page(browser: Browser, server: str) -> None:
+    """htmx sends no second request from an element while its first is in flight: a double
+    tap fetches one page, and no entry is listed twice."""
+    gm, links = open_table(browser, server, "Orc Bridge")
+    seed(server, gm_token(gm), 100)
+    ctx, bron = join(browser, links["bron"])
+    bron.get_by_role("button", name="Older entries").dblclick()
+    expect(bron.locator("#log-older li[data-seq]")).to_have_count(50)
+    bron.get_by_role("button", name="Older entries").click()
+    expect(bron.locator(".log-start")).to_be_visible()
+    assert shown_seqs(bron) == list(range(100, 0, -1))
     ctx.close()
     gm.context.close()

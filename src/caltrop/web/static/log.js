@@ -49,6 +49,23 @@
     for (var i = left.length - 1; i >= 0; i--) { pages.insertBefore(left[i], pages.firstChild); }
     kept = null;
   });
+  // a refused page (a revoked seat, say: answered 200 with X-Caltrop-Status, web/refusals.py)
+  // is said beside the button, never swapped into the list
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var elt = (e.detail.requestConfig && e.detail.requestConfig.elt) || e.target;
+    var status = e.detail.xhr && e.detail.xhr.getResponseHeader("X-Caltrop-Status");
+    if (!elt || !elt.classList || !elt.classList.contains("older") || !status) { return; }
+    e.detail.shouldSwap = false;
+    var why = "refused (" + status + ")";
+    try { why = JSON.parse(e.detail.xhr.responseText).detail || why; } catch (err) { /* text */ }
+    var more = document.getElementById("log-more");
+    if (!more) { return; }
+    var note = more.querySelector(".refusal") || document.createElement("p");
+    note.className = "refusal";
+    note.setAttribute("role", "alert");
+    note.textContent = "Older entries: " + why;
+    more.appendChild(note);
+  });
   // "Older entries": the page below the oldest entry on the page
   document.addEventListener("htmx:configRequest", function (e) {
     var elt = e.detail.elt;
