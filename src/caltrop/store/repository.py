@@ -92,6 +92,10 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+#: the role of a table screen's seat (a TV, issue 22): it watches and gives no command
+SCREEN_ROLE: Final = "screen"
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     id: int
@@ -314,7 +318,7 @@ class Repository:
                 session.scalars(
                     select(SeatRow).where(
                         SeatRow.table_id == table_id,
-                        SeatRow.role == "screen",
+                        SeatRow.role == SCREEN_ROLE,
                         SeatRow.revoked.is_(False),
                     )
                 )
@@ -322,7 +326,7 @@ class Repository:
             for row in rows:
                 row.revoked = True
             if token_hash is not None:
-                session.add(SeatRow(table_id=table_id, token_hash=token_hash, role="screen"))
+                session.add(SeatRow(table_id=table_id, token_hash=token_hash, role=SCREEN_ROLE))
             _notify(session, table_id, "seats")  # other processes close the revoked sockets
             return [row.id for row in rows]
 

@@ -56,6 +56,7 @@ from caltrop.errors import (
 from caltrop.errors import RefusalError as RefusalError
 from caltrop.store.lru import LRU
 from caltrop.store.repository import (
+    SCREEN_ROLE,
     LibraryEntry,
     Located,
     LogWriter,
@@ -147,14 +148,11 @@ class _Cached:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-#: the seat of a shared table screen (a TV, issue 22): it watches as every player sees the
-#: table (:data:`caltrop.table.SCREEN`) and may give no command; the GM issues and revokes it
-SCREEN_ROLE: Final = "screen"
-
-
 def viewer_of(seat: Seat) -> str:
     """The viewer a seat sees the table as: ``gm``, its creature's id, or a table screen's
-    :data:`~caltrop.table.SCREEN`."""
+    :data:`~caltrop.table.SCREEN` (a seat of :data:`~caltrop.store.repository.SCREEN_ROLE`,
+    issue 22: it watches as every player sees the table and may give no command; the GM
+    issues and revokes it, :meth:`Tables.open_screen`, :meth:`Tables.close_screen`)."""
     if seat.role == SCREEN_ROLE:
         return SCREEN
     return GM if seat.role == "gm" else str(seat.creature_id)

@@ -13,7 +13,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from caltrop.content.logfile import MAX_LOG_BYTES
-from caltrop.store.service import SCREEN_ROLE, RefusalError, Tables
+from caltrop.store.repository import SCREEN_ROLE
+from caltrop.store.service import RefusalError, Tables
 from caltrop.web.deps import ORIGIN_CHECKED, TablesDep
 from caltrop.web.errors import responses
 from caltrop.web.routes.links import table_out

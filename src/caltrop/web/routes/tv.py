@@ -25,7 +25,7 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from caltrop.errors import ForbiddenError, RefusalError
-from caltrop.store.service import SCREEN_ROLE
+from caltrop.store.repository import SCREEN_ROLE
 from caltrop.web.deps import ORIGIN_CHECKED, HubDep, SeatDep, TablesDep, foreign, seat_of_token
 from caltrop.web.errors import responses, status_of
 from caltrop.web.pages import screen_command
