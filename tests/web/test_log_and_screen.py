@@ -395,3 +395,23 @@ def test_the_table_screen_says_down_once_and_hides_the_numbers() -> None:
     row = re.sub(r"<[^>]+>", " ", html[start : html.index("</li>", start)])
     assert row.count("down") == 1, row
     assert not re.search(r"\d", row.split(">", 1)[-1]), row
+
+
+def test_every_page_route_answers_htmx_refusals_alike(client: TestClient) -> None:
+    """The class, not one form: every page route of the limits table, refused to a player
+    (a GM's control) or for a wrong form, answers htmx 200 with the status a plain request
+    gets in ``X-Caltrop-Status``."""
+    from caltrop.web.limits import ROUTES
+
+    table = new_table(client)
+    pages = [r for r in ROUTES if r.path.startswith("/table/") and r.method == "POST"]
+    assert len(pages) >= 6
+    for route in pages:
+        path = route.path.replace("*", "bron")
+        client.cookies.set(COOKIE, table["players"]["aria"]["token"])
+        plain = client.post(path, data={"x": "1"})
+        htmx = client.post(path, data={"x": "1"}, headers={"hx-request": "true"})
+        assert 400 <= plain.status_code < 500, (path, plain.status_code)
+        assert htmx.status_code == 200, path
+        assert htmx.headers["x-caltrop-status"] == str(plain.status_code), path
+    client.cookies.clear()
