@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -182,7 +183,27 @@ def test_a_refused_command_leaves_no_console_error(browser: Browser, server: str
     bron.wait_for_timeout(200)
     assert errors == []
     ctx.close()
+    # a page whose socket never opens posts its forms over HTTP: refused, no console error,
+    # and the refused text stays in the box to be corrected
+    ctx, aria = join_without_socket(browser, links["aria"])
+    errors = console_errors(aria)
+    answer = type_command(aria, "gm: damage orc-brute 3")
+    expect(answer).to_contain_text("only the GM")
+    expect(aria.locator("#command-text")).to_have_value("gm: damage orc-brute 3")
+    aria.wait_for_timeout(200)
+    assert errors == []
+    ctx.close()
     gm.context.close()
+
+
+def join_without_socket(browser: Browser, link: str) -> tuple[Any, Page]:
+    """A phone whose page socket is refused (a proxy that drops WebSockets, say)."""
+    context = browser.new_context(viewport=SIZES["phone"], has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.route_web_socket("**/ws/screen", lambda ws: ws.close())
+    page.goto(link)
+    expect(page.locator("#command-text")).to_be_visible()
+    return context, page
 
 
 def test_a_vibration_waits_for_the_first_tap(browser: Browser, server: str) -> None:

@@ -319,7 +319,9 @@
   // stays beside the form. Clear a text box once its command went through.
   document.addEventListener("htmx:afterRequest", function (e) {
     var form = e.detail.elt;
-    if (e.detail.successful && e.detail.xhr.status === 200 && form.classList &&
+    // a refusal is answered 200 too, its status in X-Caltrop-Status (web/refusals.py): kept
+    var refused = e.detail.xhr && e.detail.xhr.getResponseHeader("X-Caltrop-Status");
+    if (e.detail.successful && e.detail.xhr.status === 200 && !refused && form.classList &&
         form.classList.contains("text")) {
       var box = form.querySelector("input[name=command]");
       if (box) { box.value = ""; }
