@@ -72,6 +72,9 @@ PROGRAMMING_ERRORS: dict[tuple[str, str], str] = {
         "given, or no settling): a kernel bug, never an input's"
     ),
     ("caltrop.sim.summary", "ValueError"): "a grid's runs not one per pair of values (its caller)",
+    ("caltrop.table.log", "ValueError"): (
+        "a log page of a size outside 1..MAX_PAGE (the routes bound it first, 422)"
+    ),
     ("caltrop.store.lru", "ValueError"): "an LRU built with a bound below 1 (the server's is 500)",
     ("caltrop.web.ratelimit", "ValueError"): "a token bucket built with a negative rate",
     ("caltrop.web.errors", "TypeError"): "a refusal kind missing from STATUS (every kind is)",

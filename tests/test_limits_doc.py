@@ -20,6 +20,7 @@ from caltrop.dice.parse import (
 )
 from caltrop.sim import overrides
 from caltrop.store import service
+from caltrop.table import log as table_log
 from caltrop.web import builder_runs, limits, memory, protocol, ratelimit, settings
 from caltrop.web.routes import builder
 
@@ -53,6 +54,8 @@ LIMITS = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text(
         (overrides.MAX_VALUE, "ASCII digits, ±1,000,000"),
         (overrides.MAX_SWEEP_VALUES, "| 1,000, counted before"),
         (limits.DEFAULT_BODY_BYTES, "| 16 KiB (16,384 bytes) |"),
+        (table_log.MAX_PAGE, "| 1 to 200 (`limit`)"),
+        (table_log.PAGE, "200 (`limit`), 50 when not given"),
         (limits.UPLOAD_BODY_BYTES, "| 8,454,144 bytes (8 MiB of files, 64 KiB"),
         (limits.PAGE_UPLOAD_BODY_BYTES, "| 21,037,056 bytes (the log limit and 64 KiB"),
         (limits.UPLOAD_SLACK_BYTES // 1024, "64 KiB of multipart framing"),

@@ -35,6 +35,7 @@ def test_orc_bridge_journey(browser: Browser, server: str, screenshots: Path) ->
     expect(strike).to_contain_text("to deal damage")
     expect(strike).to_contain_text("expected damage")
     expect(strike).to_contain_text("Might 5")
+    b.locator("#turn").click()  # B has tapped the page once: a vibration may follow (item 8)
     press(a, "bron: strike orc-brute with sword")
     expect(b.locator("#pending .pool")).to_contain_text("Might 5")
     expect(b.locator("#pending")).to_contain_text("with help")

@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 from caltrop.core.commands import GM, parse_command
 from caltrop.core.model import Side
 from caltrop.dice.parse import parse
-from caltrop.table import view
+from caltrop.table import SCREEN, HealthShown, Reveal, view
 from caltrop.table.events import GM_ONLY_EVENT_KEYS
-from caltrop.table.log import LOG_LENGTH, pair_fives
+from caltrop.table.log import LOG_LENGTH, MAX_PAGE, log_entries, log_page, pair_fives
+from tests.fuzzing import fuzz
 from tests.table.plays import BUNDLED, begin, random_play
 
 
@@ -122,3 +123,38 @@ def test_every_view_is_json(name: str) -> None:
         for viewer in viewers:
             payload = view(enc, viewer).as_dict()
             assert json.loads(json.dumps(payload)) == payload
+
+
+@fuzz(60)
+@given(
+    name=st.sampled_from(BUNDLED),
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 60),
+    viewer=st.sampled_from(["gm", "player", SCREEN]),
+    limit=st.integers(1, MAX_PAGE),
+    data=st.data(),
+)
+def test_a_page_of_the_log_is_the_views_log_going_back(
+    name: str, seed: int, steps: int, viewer: str, limit: int, data: st.DataObject
+) -> None:
+    """Issue 22 item 6: a page of the log (``log_page``) holds the same entries the view's log
+    holds (the same visibility filter for the same viewer: a player, the GM, a table screen),
+    newest first, only those below its cursor, at most ``limit`` events' worth."""
+    enc = begin(name, seed)
+    list(random_play(enc, seed, steps))
+    if viewer == "player":
+        viewer = next(c.id for c in enc.creatures if c.side is Side.PC)
+    head = len(enc.events) - 1
+    before = data.draw(st.none() | st.integers(0, head + 2))
+    shown = {
+        c.id: Reveal(
+            data.draw(st.sampled_from(list(HealthShown))), resources=data.draw(st.booleans())
+        )
+        for c in enc.creatures
+        if c.side is Side.NPC
+    }
+    whole = log_entries(enc, viewer, limit=head + 1, visibility=shown)
+    page = log_page(enc, viewer, before, limit, shown)
+    top = head + 1 if before is None else min(before, head + 1)
+    expected = [e for e in reversed(whole) if max(0, top - limit) <= e["seq"] < top]
+    assert page == expected

@@ -299,6 +299,11 @@ READS_NO_BODY = {
     ("POST", "/api/seats/*/reissue"),
     ("POST", "/table/seats/*/reissue"),
     ("POST", "/join/*"),
+    ("GET", "/table/log"),
+    ("POST", "/table/screen"),
+    ("POST", "/table/screen/revoke"),
+    ("POST", "/api/screen"),
+    ("DELETE", "/api/screen"),
 }
 
 

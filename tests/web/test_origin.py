@@ -69,7 +69,7 @@ def test_the_app_has_the_routes_this_test_knows(app: FastAPI) -> None:
     unsafe = [r for r in _routes(app) if isinstance(r, APIRoute) and r.methods - SAFE]
     sockets = [r for r in _routes(app) if isinstance(r, APIWebSocketRoute)]
     assert len(unsafe) >= 12
-    assert {r.path for r in sockets} == {"/ws", "/ws/screen"}
+    assert {r.path for r in sockets} == {"/ws", "/ws/screen", "/ws/tv/{token}"}
 
 
 def test_every_state_changing_route_depends_on_the_origin_rule(app: FastAPI) -> None:

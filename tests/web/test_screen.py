@@ -101,8 +101,9 @@ def test_the_log_shows_each_die_and_the_fives() -> None:
     ]
     html = screen_fragments(seen)
     assert "Bron rolls 4d4 + 1d8" in html
-    assert html.count('class="die"') == 5
-    assert 'title="d8">7<' in html
+    assert html.count('class="die d4"') == 4
+    # each die with its faces: a d4 is the log's plain die, any other is named (issue 22 item 6)
+    assert 'class="die d8" title="d8: 7">7<small>d8</small><' in html
     assert "fives: (4+1) (3+2)" in html
     assert "= 17" in html
     assert "9 damage to Orc Brute" in html
@@ -132,7 +133,7 @@ def test_the_real_views_odds_pool_dice_and_log_are_on_the_screen() -> None:
     seen = view(encounter, "aria").as_dict()
     html = screen_fragments(seen)
     last = seen["log"][-1]
-    assert html.count('class="die"') == len(last["dice"])
+    assert html.count('class="die d') == len(last["dice"])
     assert "fives: " + " ".join(f"({a}+{b})" for a, b in last["fives"]) in html
     assert str(last["result"]) in html
 

@@ -92,11 +92,15 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+#: the role of a table screen's seat (a TV, issue 22): it watches and gives no command
+SCREEN_ROLE: Final = "screen"
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     id: int
     table_id: str
-    role: str  # "gm" | "player"
+    role: str  # "gm" | "player" | "screen" (a table screen, issue 22)
     creature_id: str | None
     revoked: bool
 
@@ -303,6 +307,26 @@ class Repository:
                     table_id=table_id, token_hash=token_hash, role="player", creature_id=creature_id
                 )
             )
+            _notify(session, table_id, "seats")  # other processes close the revoked sockets
+            return [row.id for row in rows]
+
+    def replace_screen_seat(self, table_id: str, token_hash: str | None) -> list[int]:
+        """Revoke the table's screen seats (role ``screen``) and, with ``token_hash``, add the
+        new one; returns the ids of the revoked seats."""
+        with self._write.begin() as session:
+            rows = list(
+                session.scalars(
+                    select(SeatRow).where(
+                        SeatRow.table_id == table_id,
+                        SeatRow.role == SCREEN_ROLE,
+                        SeatRow.revoked.is_(False),
+                    )
+                )
+            )
+            for row in rows:
+                row.revoked = True
+            if token_hash is not None:
+                session.add(SeatRow(table_id=table_id, token_hash=token_hash, role=SCREEN_ROLE))
             _notify(session, table_id, "seats")  # other processes close the revoked sockets
             return [row.id for row in rows]
 

@@ -56,6 +56,7 @@ from caltrop.errors import (
 from caltrop.errors import RefusalError as RefusalError
 from caltrop.store.lru import LRU
 from caltrop.store.repository import (
+    SCREEN_ROLE,
     LibraryEntry,
     Located,
     LogWriter,
@@ -63,7 +64,16 @@ from caltrop.store.repository import (
     Repository,
     Seat,
 )
-from caltrop.table import HealthShown, Reveal, TableView, npc_reveals, views, visible_event
+from caltrop.table import (
+    SCREEN,
+    HealthShown,
+    Reveal,
+    TableView,
+    npc_reveals,
+    views,
+    visible_event,
+)
+from caltrop.table.log import log_page, page_bounds
 from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
 
@@ -139,8 +149,19 @@ class _Cached:
 
 
 def viewer_of(seat: Seat) -> str:
-    """The viewer a seat sees the table as: ``gm`` or its creature's id."""
+    """The viewer a seat sees the table as: ``gm``, its creature's id, or a table screen's
+    :data:`~caltrop.table.SCREEN` (a seat of :data:`~caltrop.store.repository.SCREEN_ROLE`,
+    issue 22: it watches as every player sees the table and may give no command; the GM
+    issues and revokes it, :meth:`Tables.open_screen`, :meth:`Tables.close_screen`)."""
+    if seat.role == SCREEN_ROLE:
+        return SCREEN
     return GM if seat.role == "gm" else str(seat.creature_id)
+
+
+def _plays(viewer: str, present: Set[str]) -> bool:
+    """Whether ``viewer`` has a view of an encounter whose creatures are ``present``: the GM
+    and a table screen always, a player while its creature plays in it."""
+    return viewer in (GM, SCREEN) or viewer in present
 
 
 def reveal_from(data: Mapping[str, Any]) -> dict[str, Reveal]:
@@ -369,6 +390,34 @@ class Tables:
                     del self._seats[hashed]
         return token, revoked
 
+    def open_screen(self, seat: Seat) -> tuple[str, list[int]]:
+        """The GM issues the table's screen link (a TV's, issue 22): a seat that sees what the
+        players see and gives no command. The screen seat before it, if any, is revoked (one
+        screen link at a time: a new one ends the old); returns the token and the revoked
+        seats' ids (their sockets are to be closed)."""
+        if seat.role != "gm":
+            raise ForbiddenError("only the GM opens the table's screen link")
+        token = secrets.token_urlsafe(32)
+        revoked = self.repository.replace_screen_seat(seat.table_id, token_hash(token))
+        self._forget_seats(revoked)
+        return token, revoked
+
+    def close_screen(self, seat: Seat) -> list[int]:
+        """The GM revokes the table's screen link: its sockets are to be closed (the ids)."""
+        if seat.role != "gm":
+            raise ForbiddenError("only the GM revokes the table's screen link")
+        revoked = self.repository.replace_screen_seat(seat.table_id, None)
+        self._forget_seats(revoked)
+        return revoked
+
+    def _forget_seats(self, seat_ids: Sequence[int]) -> None:
+        """This process's looked-up seats among ``seat_ids`` are forgotten (revoked here: at
+        once)."""
+        with self._cache_lock:
+            for hashed, (known, _) in list(self._seats.items()):
+                if known.id in seat_ids:
+                    del self._seats[hashed]
+
     def revoked_seats(self, table_id: str) -> set[int]:
         """The ids of the table's revoked seats (another process revoked some: their sockets
         here are to be closed), forgetting this process's looked-up seats of the table."""
@@ -398,7 +447,7 @@ class Tables:
     @staticmethod
     def _views(located: Located, encounter: Encounter, viewers: Set[str]) -> dict[str, TableView]:
         present = {c.id for c in encounter.creatures}
-        playing = [v for v in viewers if v == GM or v in present]
+        playing = [v for v in viewers if _plays(v, present)]
         return views(encounter, playing, reveal_from(located.visibility))
 
     def told(
@@ -464,7 +513,7 @@ class Tables:
         if not events and not force_views:
             return Batch(current, head, after, shown, {})
         present = {c.id for c in encounter.creatures}
-        playing = [v for v in viewers if v == GM or v in present]
+        playing = [v for v in viewers if _plays(v, present)]
         seen = views(encounter, playing, reveal_from(visibility))
         return Batch(current, head, after, shown, {v: tv.as_dict() for v, tv in seen.items()})
 
@@ -473,6 +522,32 @@ class Tables:
         located = self.repository.locate(seat.table_id)
         events = self.repository.events(located.encounter_id, last_seq)
         return self.shown_events(seat.table_id, events, {viewer_of(seat)})[viewer_of(seat)]
+
+    def events_before(self, seat: Seat, before: int | None, limit: int) -> list[dict[str, Any]]:
+        """A page of the log going back (issue 22 item 6): at most ``limit`` events with seq
+        below ``before`` (None: from the head), newest first, each with its seq, as the seat
+        may see them (the live stream's filter, :meth:`_shown_with`)."""
+        located = self.repository.locate(seat.table_id)
+        encounter = self._at_head(located)
+        events = encounter.events
+        seqs = page_bounds(before, limit, len(events) - 1)
+        viewer = viewer_of(seat)
+        page = [(seq, events[seq]) for seq in seqs]
+        return self._shown_with(located.visibility, encounter, page, {viewer})[viewer]
+
+    def log_page(
+        self, seat: Seat, before: int | None, limit: int
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """The page of :meth:`events_before` as the screens' log entries (each command with its
+        dice, newest first: :func:`caltrop.table.log.log_page`), and the cursor of the page
+        before it (None: this page reaches the log's first command)."""
+        located = self.repository.locate(seat.table_id)
+        encounter = self._at_head(located)
+        shown = reveal_from(located.visibility)
+        entries = log_page(encounter, viewer_of(seat), before, limit, shown)
+        seqs = page_bounds(before, limit, len(encounter.events) - 1)
+        older = seqs[-1] if seqs and seqs[-1] > 1 else None  # seq 0 is the log's 'begin'
+        return entries, older
 
     def shown_events(
         self,
@@ -576,6 +651,8 @@ class Tables:
     ) -> Accepted:
         """Apply one command for ``seat`` and commit it; see the module's docstring. With
         ``tell`` (viewers), the answer carries what each is to be told (:attr:`Accepted.told`)."""
+        if seat.role == SCREEN_ROLE:
+            raise ForbiddenError("a table screen only shows the table: it gives no commands")
         if not command_id or len(command_id) > MAX_COMMAND_ID:
             raise RefusedError(f"command_id must be 1 to {MAX_COMMAND_ID} characters")
         located = self.repository.locate(seat.table_id)

@@ -13,6 +13,7 @@ from caltrop.table.log import log_entries, pair_fives
 from caltrop.table.odds import Odds, option_odds, pending_odds
 from caltrop.table.pool import pool_text
 from caltrop.table.view import (
+    SCREEN,
     ActionOption,
     CreatureView,
     PendingView,
@@ -24,6 +25,7 @@ from caltrop.table.visibility import HealthShown, Reveal, health_label
 
 __all__ = [
     "GM",
+    "SCREEN",
     "ActionOption",
     "CreatureView",
     "HealthShown",

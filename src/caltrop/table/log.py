@@ -34,6 +34,10 @@ from caltrop.table.visibility import Reveal
 
 #: How many of the latest entries the view carries.
 LOG_LENGTH: Final = 30
+#: A page of the log going back (``GET /api/events?before=N``, the page's "older"): this many
+#: events unless the client asks for fewer, and never more than :data:`MAX_PAGE` (issue 22 item 6)
+PAGE: Final = 50
+MAX_PAGE: Final = 200
 
 FIVE: Final = 5
 
@@ -73,6 +77,40 @@ def log_entries(
     commands = [e for e in events if e.get("event") == "command"]
     reveals = npc_reveals(enc, visibility)
     return [entry(enc, visible_event(e, viewer, reveals), names) for e in commands[-limit:]]
+
+
+def page_bounds(before: int | None, limit: int, head: int) -> range:
+    """The seqs of one page of a log whose last seq is ``head``, newest first: those below
+    ``before`` (None: the whole log, from its head), at most ``limit`` of them. The cursor of the
+    next page back is the last seq of this one; an empty range means the log's start is reached.
+    ``limit`` outside 1..:data:`MAX_PAGE` is a programming error (the routes bound it)."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"a page holds 1 to {MAX_PAGE} events, not {limit}")
+    end = head + 1 if before is None else max(0, min(before, head + 1))
+    return range(end - 1, max(end - limit, 0) - 1, -1)
+
+
+def log_page(
+    enc: Encounter,
+    viewer: str,
+    before: int | None,
+    limit: int = PAGE,
+    visibility: Mapping[str, Reveal] | None = None,
+) -> list[dict[str, Any]]:
+    """One page of the log's command entries going back (:func:`page_bounds`, newest first),
+    as ``viewer`` may see them: each event passes :func:`visible_event` as the live stream's
+    do, then becomes an :func:`entry` (its dice and their faces, the d4s paired into fives)."""
+    try:
+        events = enc.events
+    except CaltropError:
+        return []
+    names = {c.id: c.name for c in enc.creatures}
+    reveals = npc_reveals(enc, visibility)
+    return [
+        entry(enc, visible_event(events[seq], viewer, reveals), names)
+        for seq in page_bounds(before, limit, len(events) - 1)
+        if events[seq].get("event") == "command"
+    ]
 
 
 def entry(enc: Encounter, event: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
@@ -212,4 +250,15 @@ def command_text(enc: Encounter, command: Command, names: Mapping[str, str]) -> 
     return text
 
 
-__all__ = ["LOG_LENGTH", "command_text", "entry", "log_entries", "pair_fives", "roll_text"]
+__all__ = [
+    "LOG_LENGTH",
+    "MAX_PAGE",
+    "PAGE",
+    "command_text",
+    "entry",
+    "log_entries",
+    "log_page",
+    "page_bounds",
+    "pair_fives",
+    "roll_text",
+]

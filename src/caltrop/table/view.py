@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
 from caltrop.core.model import ActionKind, Economy, Side
@@ -42,6 +42,11 @@ from caltrop.table.movement import movement
 from caltrop.table.odds import Odds, declared_roll, expression, reaction_odds, roll_odds
 from caltrop.table.pool import dice_of, pool_text
 from caltrop.table.visibility import NPC_DEFAULT, HealthShown, Reveal, health_label
+
+#: The viewer a shared table screen (a TV, issue 22's table view) sees the table as: what every
+#: player sees of it (each NPC as its Reveal says, no GM-hidden number), and no creature's
+#: options, since it answers for none. Not a creature id (an id is a lowercase word).
+SCREEN: Final = "@screen"
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +253,8 @@ def view(
     answers_for: Iterable[str] | None = None,
     log: Iterable[Mapping[str, Any]] | None = None,
 ) -> TableView:
-    """The encounter as ``viewer`` (``"gm"`` or a creature id) may see it.
+    """The encounter as ``viewer`` (``"gm"``, a creature id, or :data:`SCREEN`: a table
+    screen, which sees what players see and answers for no one) may see it.
 
     ``visibility`` maps NPC ids to what players see of them (default :data:`NPC_DEFAULT`: a
     Health label, no Aspects, no Load or points). The GM sees everything.
@@ -261,7 +267,7 @@ def view(
     (:func:`views`: every player sees the same log, the GM another).
     Raises :class:`InvalidActionError` for a viewer that is neither the GM nor a creature.
     """
-    if viewer != GM:
+    if viewer not in (GM, SCREEN):
         encounter.index(viewer)  # raises, naming the known ids
     shown = visibility or {}
     seen = _Sight(encounter, viewer, shown)
@@ -282,6 +288,8 @@ def view(
             *(c.id for c in encounter.creatures if c.side is Side.NPC),
         ]
         if viewer == GM
+        else []
+        if viewer == SCREEN
         else [viewer]
     )
     if answers_for is not None:
@@ -419,6 +427,9 @@ def _position(enc: Encounter, i: int, viewer: str) -> tuple[float, float] | None
     x, y = getattr(state, "x", None), getattr(state, "y", None)
     if x is None or y is None:
         return None
+    if viewer == SCREEN:  # a shared screen shows no one's position that anyone is unaware of
+        unaware = any(enc.creatures[i].id in getattr(r, "unaware_of", ()) for r in enc.resources)
+        return None if unaware else (float(x), float(y))
     if viewer != GM and viewer != enc.creatures[i].id:
         watcher = enc.resources[enc.index(viewer)]
         if enc.creatures[i].id in getattr(watcher, "unaware_of", ()):

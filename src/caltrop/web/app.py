@@ -31,7 +31,8 @@ from caltrop.web.errors import document_errors, refusal_body, status_of, validat
 from caltrop.web.headers import SecurityHeaders
 from caltrop.web.limits import Limits
 from caltrop.web.ratelimit import TokenBucket
-from caltrop.web.routes import builder, gm, play, socket, tables
+from caltrop.web.refusals import HtmxRefusals
+from caltrop.web.routes import builder, gm, log, play, socket, tables, tv
 from caltrop.web.settings import Settings
 from caltrop.web.stream import Hub
 from caltrop.web.watch import Watcher
@@ -66,12 +67,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     document_errors(app)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(HtmxRefusals)  # issue 22 item 8: no refusal is a console error
     # issue 20 §2: bodies, seats and table openings bounded before any route reads a byte
     opened = TokenBucket(settings.new_tables_burst, settings.new_tables_per_minute)
     app.add_middleware(Limits, tables=opened)
     for router in (tables.router, play.router, gm.router, socket.router, pages.router):
         app.include_router(router)
     app.include_router(builder.router)  # issue 23 item 3: the encounter builder
+    app.include_router(log.router)  # issue 22 item 6: the whole log on the page
+    app.include_router(tv.router)  # issue 22: the table screen (a TV's read-only view)
 
     @app.exception_handler(RefusalError)
     async def refused(_request: Request, exc: RefusalError) -> JSONResponse:

@@ -84,6 +84,8 @@ ANSWERS: Final[Mapping[str, Sequence[int]]] = {
     "POST /api/encounters": (*_SEAT, *_ORIGIN, *_JSON, 413, 422),
     "POST /api/encounters/upload": (*_SEAT, *_ORIGIN, 413, 422),
     "POST /api/seats/{creature_id}/reissue": (*_SEAT, *_ORIGIN, 422),
+    "POST /api/screen": (*_SEAT, *_ORIGIN),
+    "DELETE /api/screen": (*_SEAT, *_ORIGIN),
 }
 
 

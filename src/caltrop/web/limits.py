@@ -106,6 +106,12 @@ ROUTES: Final = (
     Route("POST", "/builder/export", BUILDER_BODY_BYTES),
     Route("POST", "/builder/save", BUILDER_BODY_BYTES, opens_table=True),
     Route("POST", "/builder/open", BUILDER_BODY_BYTES, opens_table=True),
+    # the whole log on the page, and the table screen's link (issue 22)
+    Route("GET", "/table/log", seat=True),
+    Route("POST", "/table/screen", seat=True),
+    Route("POST", "/table/screen/revoke", seat=True),
+    Route("POST", "/api/screen", seat=True),
+    Route("DELETE", "/api/screen", seat=True),
 )
 #: the limits of a request no route of ROUTES matches
 ANY: Final = Route("*", "*")

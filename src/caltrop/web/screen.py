@@ -85,16 +85,22 @@ def odds_percent(value: Any, rounded: bool = False) -> str:
 
 
 def hopeless(option: Mapping[str, Any]) -> bool:
-    """An own-turn option whose odds are exactly 0 (it cannot succeed as things stand): still
-    offered — the rules allow it — but shown apart, after the others (issue 22 item 8). A
-    reaction's odds describe the pending roll, not the reaction, so they never make it one."""
+    """An option whose odds are exactly 0 (it cannot succeed as things stand): still offered —
+    the rules allow it — but shown apart, after the others (issue 22 item 8). That is an
+    own-turn roll that cannot succeed, or a defence choice (R40) with no chance of taking no
+    damage, Take Cover's "then block / dodge" included: a defence's odds are the defender's
+    own (``kind`` ``defence``). Any other reaction's odds describe the pending roll, not the
+    reaction, so they never make it one. A player's rounded odds are 0 only when exactly so
+    (:meth:`caltrop.table.odds.Odds.as_rounded_dict`)."""
     odds = option.get("odds")
-    return bool(
-        option.get("legal")
-        and not option.get("reaction")
-        and isinstance(odds, Mapping)
-        and odds.get("success") == 0
-    )
+    if not option.get("legal") or not isinstance(odds, Mapping) or odds.get("success") != 0:
+        return False
+    if not option.get("reaction"):
+        return True
+    if odds.get("kind") != "defence":
+        return False
+    after = odds.get("or_then")
+    return not isinstance(after, Mapping) or after.get("success") == 0
 
 
 def resources_text(resources: Mapping[str, Any] | None) -> str:

@@ -1,6 +1,7 @@
 """Playing: ``GET /api/view`` (the seat's view model), ``POST /api/commands`` (committed, then
 answered, then the table's sockets are told), ``GET /api/events?after=N`` (the log as the seat
-may see it), ``GET /api/log`` and ``GET /api/night`` (the GM's exports)."""
+may see it) or ``?before=N`` (a page of it going back), ``GET /api/log`` and ``GET /api/night``
+(the GM's exports)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
+from caltrop.errors import RefusedError
 from caltrop.store.service import Accepted
+from caltrop.table.log import MAX_PAGE, PAGE
 from caltrop.web.deps import ORIGIN_CHECKED, HubDep, SeatDep, TablesDep
 from caltrop.web.errors import responses
 from caltrop.web.schemas import CommandIn
@@ -54,9 +57,25 @@ def public_answer(accepted: Accepted) -> dict[str, Any]:
 
 @router.get("/api/events", responses=responses("GET /api/events"))
 async def get_events(
-    service: TablesDep, seat: SeatDep, after: Annotated[int, Query(ge=-1, le=MAX_SEQ)] = -1
+    service: TablesDep,
+    seat: SeatDep,
+    after: Annotated[int | None, Query(ge=-1, le=MAX_SEQ)] = None,
+    before: Annotated[int | None, Query(ge=0, le=MAX_SEQ)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
 ) -> dict[str, list[dict[str, Any]]]:
-    return {"events": await run_in_threadpool(service.events_since, seat, after)}
+    """The log as the seat may see it: every event after ``after`` (default -1, the whole
+    log), oldest first; or, with ``before``, one page going back (issue 22 item 6): at most
+    ``limit`` events with seq below ``before``, newest first — the next page's ``before`` is
+    the last seq of this one, and an empty page is the log's start."""
+    if before is not None:
+        if after is not None:
+            raise RefusedError("give after (events since) or before (a page back), not both")
+        return {"events": await run_in_threadpool(service.events_before, seat, before, limit)}
+    return {
+        "events": await run_in_threadpool(
+            service.events_since, seat, -1 if after is None else after
+        )
+    }
 
 
 @router.get("/api/log", response_class=PlainTextResponse, responses=responses("GET /api/log"))

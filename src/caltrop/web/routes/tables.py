@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from caltrop.content.logfile import MAX_LOG_BYTES
+from caltrop.store.repository import SCREEN_ROLE
 from caltrop.store.service import RefusalError, Tables
 from caltrop.web.deps import ORIGIN_CHECKED, TablesDep
 from caltrop.web.errors import responses
@@ -95,6 +96,8 @@ async def join(
     found = await run_in_threadpool(service.seat, token)
     response: Response
     if "text/html" in request.headers.get("accept", ""):
+        if found.role == SCREEN_ROLE:  # a table screen's link: its page, and no cookie set
+            return RedirectResponse(f"/tv/{token}", status_code=303)
         held = request.cookies.get(COOKIE)
         if held is not None and held != token and await run_in_threadpool(_is_gm, service, held):
             name = found.creature_id or "the GM"
@@ -104,7 +107,8 @@ async def join(
         response = JSONResponse(
             {"table_id": found.table_id, "role": found.role, "creature": found.creature_id}
         )
-    set_seat_cookie(request, response, token)
+    if found.role != SCREEN_ROLE:  # a table screen's token never becomes a browser's seat
+        set_seat_cookie(request, response, token)
     return response
 
 
@@ -123,7 +127,9 @@ async def confirm_join(
     request: Request,
 ) -> Response:
     """A GM's browser's yes to the question ``GET /join/TOKEN`` asked: it takes the seat."""
-    await run_in_threadpool(service.seat, token)
+    found = await run_in_threadpool(service.seat, token)
+    if found.role == SCREEN_ROLE:  # its page, as GET /join/TOKEN sends it; no cookie
+        return RedirectResponse(f"/tv/{token}", status_code=303)
     response = RedirectResponse("/table", status_code=303)
     set_seat_cookie(request, response, token)
     return response

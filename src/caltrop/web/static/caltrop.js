@@ -88,6 +88,18 @@
     }
   }
 
+  // whether the user has tapped, clicked or typed on this page yet (issue 22 item 8): the
+  // events that give a page its user activation (HTML's activation-triggering events), seen
+  // here, and the browser's own record where it keeps one
+  var gesture = false;
+  ["keydown", "mousedown", "pointerup", "touchend", "click"].forEach(function (type) {
+    document.addEventListener(type, function () { gesture = true; }, { capture: true, passive: true });
+  });
+  function tapped() {
+    var ua = navigator.userActivation;
+    return gesture && (ua ? ua.hasBeenActive : true);
+  }
+
   // a reaction window opened for this player: vibrate once, flash the actions
   document.addEventListener("htmx:wsAfterMessage", function () {
     refocus();
@@ -97,7 +109,8 @@
     var screen = document.getElementById("table");
     var player = screen && screen.classList.contains("player");
     if (player && now > 0 && reactions === 0) {
-      if (navigator.vibrate) { try { navigator.vibrate([120, 60, 120]); } catch (err) { /* no vibration */ } }
+      // Chromium blocks (and logs) a vibration before the page's first tap: only after one
+      if (navigator.vibrate && tapped()) { try { navigator.vibrate([120, 60, 120]); } catch (err) { /* no vibration */ } }
       var actions = document.getElementById("actions");
       if (actions) { actions.classList.add("cue-flash"); }
     }
@@ -306,7 +319,9 @@
   // stays beside the form. Clear a text box once its command went through.
   document.addEventListener("htmx:afterRequest", function (e) {
     var form = e.detail.elt;
-    if (e.detail.successful && e.detail.xhr.status === 200 && form.classList &&
+    // a refusal is answered 200 too, its status in X-Caltrop-Status (web/refusals.py): kept
+    var refused = e.detail.xhr && e.detail.xhr.getResponseHeader("X-Caltrop-Status");
+    if (e.detail.successful && e.detail.xhr.status === 200 && !refused && form.classList &&
         form.classList.contains("text")) {
       var box = form.querySelector("input[name=command]");
       if (box) { box.value = ""; }
