@@ -26,7 +26,12 @@ SERVE = """
 import sys, uvicorn
 from caltrop.web import Settings, create_app
 port = int(sys.argv[2])
-app = create_app(Settings(database_url=sys.argv[1], base_url=f"http://127.0.0.1:{port}"))
+# every journey opens its tables from 127.0.0.1: the per-address bucket (tested in
+# tests/web/test_limits.py) would refuse the session's 21st within a minute
+app = create_app(Settings(
+    database_url=sys.argv[1], base_url=f"http://127.0.0.1:{port}",
+    new_tables_burst=0, new_tables_per_minute=0,
+))
 uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_ping_interval=5)
 """
 
