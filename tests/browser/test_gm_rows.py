@@ -119,6 +119,7 @@ def test_the_gm_works_an_action_load_table_from_its_rows(
     expect(fact.locator("output")).to_contain_text("no condition 'flying'")
     expect(fact.get_by_label("Creature")).to_have_value("bron")
     expect(fact.get_by_label("Fact")).to_have_value("flying on")
+    used = fact.locator("input[name=command_id]").get_attribute("value")
     fact.get_by_label("Fact").fill("prone on")
     fact.get_by_role("button", name="Set").click()
     seq = new_seq(gm, seq)
@@ -126,6 +127,7 @@ def test_the_gm_works_an_action_load_table_from_its_rows(
     expect(fact.get_by_label("Creature")).to_have_value("")
     expect(fact.get_by_label("Fact")).to_have_value("")
     expect(fact.locator("output")).to_be_empty()
+    expect(fact.locator("input[name=command_id]")).not_to_have_attribute("value", used or "")
 
     # the GM plays Bron's turn by tapping his row: the strike opens Aria's window, with odds
     tap_in_row(gm, "bron", "bron: strike orc-brute with sword")

@@ -179,6 +179,12 @@ def test_an_npcs_odds_switch_takes_its_odds_off_a_players_screen(client: TestCli
         assert odds_of(options, strike) is None  # the JSON socket's payload too
         assert odds_of(options, "bron: strike goblin-archer with sword") is not None
     assert creature(gm_view(client), "orc-brute")["shown"]["odds"] is False
+    back = {"creature": "orc-brute", "health": "exact", "odds": "1", "aspects": "1"}
+    assert client.post("/table/visibility", data=back).status_code == 200
+    shown = creature(gm_view(client), "orc-brute")["shown"]
+    assert shown == {"health": "exact", "aspects": True, "resources": False, "odds": True}
+    assert odds_of(bron.get("/api/view").json()["options"]["bron"], strike) is not None
+    client.post("/table/visibility", data={"creature": "orc-brute", "health": "label"})
     assert 'id="shown-odds-orc-brute" name="odds" value="1">' in client.get("/table").text
     # Bron's options on the GM's screen are his seat's (the same odds a seat gets): none
     assert 'class="odds"' not in _option(row(client.get("/table").text, "bron"), strike)
