@@ -165,7 +165,7 @@ def test_the_gm_plays_an_action_point_pc_from_its_row(
     gm.set_viewport_size(SIZES[size])
     # a refusal is shown at the row, with the engine's reason (R48: no reorder mid-initiative)
     gm.get_by_role("button", name="Move Kestrel up in the turn order").click()
-    expect(gm.locator("#row-kestrel .tool-order output").first).to_contain_text(
+    expect(gm.locator("#row-kestrel .row-taps output")).to_contain_text(
         "initiative is being rolled"
     )
     seq = last_seq(gm)

@@ -26,12 +26,16 @@ def row(page: str, creature: str) -> str:
 
 
 def form_of(page: str, creature: str, name: str) -> dict[str, list[str]]:
-    """The fields of the form on ``creature``'s row whose button is named ``name``."""
+    """What the form on ``creature``'s row sends when its button named ``name`` is tapped:
+    its hidden fields and the button's own name and value (a browser sends the submitter's)."""
     part = row(page, creature)
     at = part.index(f'aria-label="{name}"')
     form = part[part.rindex("<form", 0, at) : part.index("</form>", at)]
+    button = part[part.rindex("<button", 0, at) : at]
     fields: dict[str, list[str]] = {}
     for field, value in re.findall(r'<input type="hidden" name="([\w]+)" value="([^"]*)"', form):
+        fields.setdefault(field, []).append(html.unescape(value))
+    for field, value in re.findall(r'name="([\w]+)" value="([^"]*)"', button):
         fields.setdefault(field, []).append(html.unescape(value))
     return fields
 
@@ -123,8 +127,8 @@ def test_row_commands_over_the_page_socket_are_applied_once(client: TestClient) 
     amount["verb"] = ["damage"]
     with client.websocket_connect("/ws/screen") as socket:
         socket.receive_text()  # the whole screen
-        for fields in (minus, toggle, up, amount):
-            cid = fields["command_id"][0]
+        for n, fields in enumerate((minus, toggle, up, amount)):
+            cid = f"row-tap-{n}"  # the page gives each tap of a row's form its own id
             tap(socket, fields, cid)
             said = answer(socket)
             assert said["type"] == "answer", said

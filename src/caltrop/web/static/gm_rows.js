@@ -5,7 +5,8 @@
 //   server opens the rows of the creatures that decide now);
 // - an amount typed in a row and not yet applied survives another player's command;
 // - a tool form is emptied after a successful Apply, with a fresh command_id (a second Apply
-//   is a new command), and keeps its values after a refusal (to be corrected and sent again).
+//   is a new command), and keeps its values after a refusal (to be corrected and sent again);
+//   a row's one-tap form (Health ± 1, conditions, up / down) gets a fresh command_id likewise.
 (function () {
   "use strict";
   var chosen = {}; // row id -> {open, decides} the GM chose by hand
@@ -52,11 +53,17 @@
   });
 
   function applied(form) {
-    if (!form || !form.classList || !form.classList.contains("tool")) { return; }
+    if (!form || !form.classList) { return; }
+    var taps = form.classList.contains("row-taps");
+    if (!taps && !form.classList.contains("tool")) { return; }
     var fields = form.querySelectorAll("input, select, textarea");
     for (var i = 0; i < fields.length; i++) {
       var f = fields[i];
+      // a row's taps share one form: the next tap is a new command, with an id of its own,
+      // even before the new screen brings fresh ids (the server answers a used id with the
+      // stored answer of the command it was used for)
       if (f.name === "command_id") { f.value = freshId(); continue; }
+      if (taps) { continue; }
       if (f.type === "hidden" || f.type === "checkbox" || f.type === "radio") { continue; }
       if (f.tagName === "SELECT") { f.selectedIndex = 0; continue; }
       f.value = "";
