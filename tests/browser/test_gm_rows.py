@@ -93,6 +93,12 @@ def test_the_gm_works_an_action_load_table_from_its_rows(
     seq = new_seq(gm, seq)
     expect(gm.locator("#row-goblin-archer .vitals")).to_contain_text("6/9")
     expect(gm.locator("#amount-goblin-archer")).to_have_value("")
+    # two taps on one row, the second before the first's screen came: both applied
+    gm.get_by_role("button", name="Health − 1 for Goblin Archer").click()
+    gm.get_by_role("button", name="prone for Goblin Archer").click()
+    expect(gm.locator("#row-goblin-archer .vitals")).to_contain_text("5/9")
+    expect(gm.locator("#row-goblin-archer .vitals")).to_contain_text("prone")
+    seq = last_seq(gm)
     # a condition toggle
     prone = gm.get_by_role("button", name="prone for Orc Brute")
     expect(prone).to_have_attribute("aria-pressed", "false")
