@@ -39,6 +39,7 @@ from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
 from caltrop.encounter.gm import settable_conditions
 from caltrop.errors import CaltropError, DiceLimitError, InvalidActionError
 from caltrop.table.log import log_entries
+from caltrop.table.movement import movement
 from caltrop.table.odds import Odds, declared_roll, expression, reaction_odds, roll_odds
 from caltrop.table.pool import dice_of, pool_text
 from caltrop.table.visibility import NPC_DEFAULT, HealthShown, Reveal, health_label
@@ -72,6 +73,9 @@ class CreatureView:
     #: what the players see of this NPC (:class:`Reveal` as data: health, aspects, resources,
     #: odds), for the GM only, whose screen switches it per NPC; None otherwise
     shown: Mapping[str, Any] | None = None
+    #: how far it may move now and its weapons' ranges (the Action Point map, R32, R35, R39;
+    #: :mod:`caltrop.table.movement`): seen with its Aspects and points
+    movement: Mapping[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -405,6 +409,7 @@ def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureVi
         carries=_carries(enc, i),
         position=_position(enc, i, viewer),
         shown=shown,
+        movement=movement(enc, i) if reveal.aspects and reveal.resources else None,
     )
 
 

@@ -31,7 +31,7 @@ from caltrop.web.errors import document_errors, refusal_body, status_of, validat
 from caltrop.web.headers import SecurityHeaders
 from caltrop.web.limits import Limits
 from caltrop.web.ratelimit import TokenBucket
-from caltrop.web.routes import gm, play, socket, tables
+from caltrop.web.routes import builder, gm, play, socket, tables
 from caltrop.web.settings import Settings
 from caltrop.web.stream import Hub
 from caltrop.web.watch import Watcher
@@ -71,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(Limits, tables=opened)
     for router in (tables.router, play.router, gm.router, socket.router, pages.router):
         app.include_router(router)
+    app.include_router(builder.router)  # issue 23 item 3: the encounter builder
 
     @app.exception_handler(RefusalError)
     async def refused(_request: Request, exc: RefusalError) -> JSONResponse:

@@ -131,6 +131,7 @@ STATIC: Final = {
     "caltrop.css": "text/css",
     "caltrop.js": "text/javascript",
     "gm_rows.js": "text/javascript",
+    "map.js": "text/javascript",
     "vendor/htmx.min.js": "text/javascript",
     "vendor/htmx-ext-ws.min.js": "text/javascript",
 }
