@@ -15,7 +15,7 @@ from tests.browser.screens import accessibility, live, open_table, option, press
 def test_the_gm_plays_an_unseated_pc_by_tapping(browser: Browser, server: str) -> None:
     gm, links = open_table(browser, server, "Goblin Ambush")
     press(gm, "goblin-archer: shoot dain with shortbow")
-    dain = gm.locator("#actions #actor-dain")
+    dain = gm.locator("#actor-dain")  # his row: his choices
     expect(dain).to_be_visible()  # Dain may answer the shot: his options on the GM screen
     expect(option(gm, "dain: hinder")).to_be_visible()
     press(gm, "dain: hinder")
@@ -35,4 +35,4 @@ def test_the_gm_plays_an_unseated_pc_by_tapping(browser: Browser, server: str) -
     expect(gm).to_have_url(re.compile(r"/table$"))
     live(gm)
     expect(gm.locator("#actions-h")).not_to_have_text("Declare")
-    expect(gm.locator("#actions #actor-dain")).to_have_count(0)
+    expect(gm.locator("#actor-dain")).to_have_count(0)

@@ -49,7 +49,8 @@ def test_orc_bridge_journey(browser: Browser, server: str, screenshots: Path) ->
     # the GM lets the NPCs pass, then A rolls physical dice; a bad die is refused with the reason
     while gm.locator("#pending .waiting").inner_text().startswith("Waiting on"):
         seq = last_seq(gm)
-        npc = gm.locator("#actions form.cmd:has(input[value$=': pass']) button").first
+        # each NPC's pass is on its row of the GM screen (issue 22 item 7)
+        npc = gm.locator("#creatures .gm-row.npc form.cmd:has(input[value$=': pass']) button").first
         npc.click()
         expect(gm.locator("#live")).not_to_have_attribute("data-seq", str(seq))
     count = dice_count(a)

@@ -163,8 +163,10 @@ def test_points_and_positions_for_the_action_point_module() -> None:
 
 
 def _row(html: str, creature: str) -> str:
+    """A player's table row of ``creature``, or the GM's row's summary line (gm_rows.html)."""
     start = html.index(f'id="row-{creature}"')
-    return html[start : html.index("</tr>", start)]
+    ends = (html.find("</tr>", start), html.find("</summary>", start))
+    return html[start : min(end for end in ends if end >= 0)]
 
 
 def test_a_down_creature_says_down_once() -> None:
@@ -175,7 +177,8 @@ def test_a_down_creature_says_down_once() -> None:
     player = screen_fragments(view(enc, "bron").as_dict())
     assert "0/9 (down)" in _row(gm, "goblin-archer")
     for html in (gm, player):
-        cells = _row(html, "goblin-archer").split("<td>", 1)[1]
+        row = _row(html, "goblin-archer")
+        cells = row.split("<td>", 1)[1] if "<td>" in row else row.split('class="vitals">', 1)[1]
         assert cells.count("down") == 1, cells
 
 

@@ -30,7 +30,7 @@ from caltrop.core.commands import (
     SetStat,
 )
 from caltrop.core.ids import id_problem
-from caltrop.core.model import PRONE, CreatureDef, Initiative
+from caltrop.core.model import PRONE, CreatureDef, Initiative, Ruleset
 from caltrop.economy.base import Actions, Engine
 from caltrop.economy.outcome import Outcome
 from caltrop.economy.pending import PendingRoll, RollKind
@@ -170,6 +170,14 @@ class _FactPlan:
         return None
 
 
+def settable_conditions(ruleset: Ruleset) -> tuple[str, ...]:
+    """R48: the conditions a GM may set on any creature ("set any condition or fact"): prone,
+    in both modules (the Action Point module keeps it as its own fact, R44), then those the
+    ruleset names with ``conditions: [...]``. The one list: :func:`plan_fact` refuses any other
+    and a GM screen offers these as toggles (:attr:`caltrop.table.view.TableView.conditions`)."""
+    return (PRONE, *(c for c in ruleset.conditions if c != PRONE))
+
+
 def plan_fact(enc: Machine, command: SetFact) -> _ConditionPlan | _FactPlan:
     """R48: any condition or fact. The economy's own facts (prone, awareness, line of sight and
     positions in the Action Point module, R34) go to it; other conditions (prone in the Action
@@ -178,7 +186,7 @@ def plan_fact(enc: Machine, command: SetFact) -> _ConditionPlan | _FactPlan:
     if enc.module.owns_fact(command.fact):
         enc.module.check_fact(enc, command)
         return _FactPlan(command)
-    allowed = (PRONE, *enc.definition.ruleset.conditions)
+    allowed = settable_conditions(enc.definition.ruleset)
     if command.fact in ("aware", "sight", "at"):
         raise IllegalActionError(
             f"{command.fact} is a fact of the Action Point module (positions, awareness, line of "

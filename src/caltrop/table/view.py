@@ -36,6 +36,7 @@ from caltrop.economy.load.actions import committed
 from caltrop.economy.load.state import LoadState
 from caltrop.economy.points.actions import carried_weight
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
+from caltrop.encounter.gm import settable_conditions
 from caltrop.errors import CaltropError, DiceLimitError, InvalidActionError
 from caltrop.table.log import log_entries
 from caltrop.table.movement import movement
@@ -74,6 +75,9 @@ class CreatureView:
     carries: int | None = None
     #: where it stands (the Action Point module, R34): seen by everyone who is aware of it
     position: tuple[float, float] | None = None
+    #: what the players see of this NPC (:class:`Reveal` as data: health, aspects, resources,
+    #: odds), for the GM only, whose screen switches it per NPC; None otherwise
+    shown: Mapping[str, Any] | None = None
     #: how far it may move now and its weapons' ranges (the Action Point map, R32, R35, R39;
     #: :mod:`caltrop.table.movement`): seen with its Aspects and points
     movement: Mapping[str, Any] | None = None
@@ -222,6 +226,9 @@ class TableView:
     options: Mapping[str, tuple[ActionOption, ...]]
     #: the last log entries, oldest first (:func:`caltrop.table.log.entry`)
     log: tuple[Mapping[str, Any], ...] = ()
+    #: the conditions a GM may set on a creature here (R48, the engine's one list:
+    #: :func:`caltrop.encounter.gm.settable_conditions`), which a GM screen toggles per row
+    conditions: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -239,6 +246,7 @@ class TableView:
             "pending": self.pending.as_dict() if self.pending is not None else None,
             "options": {a: [o.as_dict() for o in opts] for a, opts in self.options.items()},
             "log": [dict(e) for e in self.log],
+            "conditions": list(self.conditions),
         }
 
     def to_json(self) -> str:
@@ -322,6 +330,7 @@ def view(
             for actor in actors
         },
         log=tuple(log_entries(encounter, viewer, visibility=shown) if log is None else log),
+        conditions=settable_conditions(encounter.definition.ruleset),
     )
 
 
@@ -383,6 +392,7 @@ def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureVi
     """The GM sees every creature whole, a player every player character whole (the party's
     own sheets) and each NPC as its :class:`Reveal` says."""
     c = enc.creatures[i]
+    shown = _shown(reveal) if viewer == GM and c.side is Side.NPC else None
     if viewer == GM or c.side is Side.PC:
         reveal = Reveal(HealthShown.EXACT, aspects=True, resources=True)
     max_health = c.max_health if c.max_health is not None else c.health
@@ -406,8 +416,20 @@ def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureVi
         stats=dict(c.stats) if reveal.aspects and c.stats else None,
         carries=_carries(enc, i),
         position=_position(enc, i, viewer),
+        shown=shown,
         movement=movement(enc, i) if reveal.aspects and reveal.resources else None,
     )
+
+
+def _shown(reveal: Reveal) -> dict[str, Any]:
+    """What the players see of an NPC, as the GM's screen shows and switches it (the fields
+    of ``PUT /api/visibility``)."""
+    return {
+        "health": reveal.health.value,
+        "aspects": reveal.aspects,
+        "resources": reveal.resources,
+        "odds": reveal.odds,
+    }
 
 
 def _conditions(enc: Encounter, i: int) -> tuple[str, ...]:

@@ -130,6 +130,7 @@ def _opened(request: Request, new: NewTable) -> RedirectResponse:
 STATIC: Final = {
     "caltrop.css": "text/css",
     "caltrop.js": "text/javascript",
+    "gm_rows.js": "text/javascript",
     "map.js": "text/javascript",
     "log.js": "text/javascript",
     "vendor/htmx.min.js": "text/javascript",
@@ -261,6 +262,8 @@ async def visibility(request: Request) -> HTMLResponse:
             "health": str(form.get("health") or "label"),
             "aspects": form.get("aspects") is not None,
             "resources": form.get("resources") is not None,
+            # the odds switch of an NPC's row (issue 22 item 7): an unticked box is not sent
+            "odds": form.get("odds") is not None,
         }
         creature = str(form.get("creature") or "")
         service = _service(request)

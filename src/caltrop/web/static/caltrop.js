@@ -275,6 +275,7 @@
     if (!entry) { return; }
     var form = forms[entry.command_id];
     delete forms[entry.command_id];
+    document.dispatchEvent(new CustomEvent("caltrop:answered", { detail: { form: form, ok: data.type === "answer" } }));
     if (data.type === "answer") {
       say(form, "", false);
       if (form && form.classList.contains("text")) {

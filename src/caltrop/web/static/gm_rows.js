@@ -1,0 +1,84 @@
+// The GM screen's creature rows and tool forms (issue 22 items 7 and 8). No rules here: the
+// server renders every row from the view model. This keeps what the GM is doing across the
+// screens the socket sends while the GM works:
+// - a row the GM opened or closed by hand stays so, until whether it decides now changes (the
+//   server opens the rows of the creatures that decide now);
+// - an amount typed in a row and not yet applied survives another player's command;
+// - a tool form is emptied after a successful Apply, with a fresh command_id (a second Apply
+//   is a new command), and keeps its values after a refusal (to be corrected and sent again);
+//   a row's one-tap form (Health ± 1, conditions, up / down) gets a fresh command_id likewise.
+(function () {
+  "use strict";
+  var chosen = {}; // row id -> {open, decides} the GM chose by hand
+  var typed = {}; // input id -> value, kept over one screen swap
+
+  function freshId() {
+    var bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes);
+    var s = "";
+    for (var i = 0; i < bytes.length; i++) { s += ("0" + bytes[i].toString(16)).slice(-2); }
+    return s;
+  }
+
+  document.addEventListener("click", function (e) {
+    var summary = e.target.closest && e.target.closest("details.choices > summary");
+    if (!summary) { return; }
+    var details = summary.parentNode;
+    // the click comes before the toggle: the state it is going to
+    chosen[details.id] = { open: !details.open, decides: details.getAttribute("data-decides") };
+  });
+
+  document.addEventListener("htmx:wsBeforeMessage", function (e) {
+    var text = e.detail.message;
+    if (typeof text !== "string" || text.charAt(0) === "{") { return; } // an answer, no screen
+    typed = {};
+    var inputs = document.querySelectorAll("#creatures input[data-keep]");
+    for (var i = 0; i < inputs.length; i++) {
+      if (inputs[i].id && inputs[i].value !== "") { typed[inputs[i].id] = inputs[i].value; }
+    }
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    Object.keys(chosen).forEach(function (id) {
+      var details = document.getElementById(id);
+      if (!details) { delete chosen[id]; return; }
+      if (details.getAttribute("data-decides") !== chosen[id].decides) { delete chosen[id]; return; }
+      details.open = chosen[id].open;
+    });
+    Object.keys(typed).forEach(function (id) {
+      var input = document.getElementById(id);
+      if (input && input.value === "") { input.value = typed[id]; }
+    });
+    typed = {};
+  });
+
+  function applied(form) {
+    if (!form || !form.classList) { return; }
+    var taps = form.classList.contains("row-taps");
+    if (!taps && !form.classList.contains("tool")) { return; }
+    var fields = form.querySelectorAll("input, select, textarea");
+    for (var i = 0; i < fields.length; i++) {
+      var f = fields[i];
+      // a row's taps share one form: the next tap is a new command, with an id of its own,
+      // even before the new screen brings fresh ids (the server answers a used id with the
+      // stored answer of the command it was used for)
+      if (f.name === "command_id") { f.value = freshId(); continue; }
+      if (taps) { continue; }
+      if (f.type === "hidden" || f.type === "checkbox" || f.type === "radio") { continue; }
+      if (f.tagName === "SELECT") { f.selectedIndex = 0; continue; }
+      f.value = "";
+    }
+  }
+  // over the page socket (caltrop.js's outbox tells which form was answered)
+  document.addEventListener("caltrop:answered", function (e) {
+    if (e.detail && e.detail.ok) { applied(e.detail.form); }
+  });
+  // over HTTP (before the page socket opened)
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var form = e.detail.elt;
+    if (e.detail.successful && e.detail.xhr && e.detail.xhr.status === 200 &&
+        form && form.getAttribute && form.getAttribute("hx-post") === "/table/command") {
+      applied(form);
+    }
+  });
+})();
