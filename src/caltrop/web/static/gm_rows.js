@@ -76,7 +76,9 @@
   // over HTTP (before the page socket opened)
   document.addEventListener("htmx:afterRequest", function (e) {
     var form = e.detail.elt;
+    // a refusal is answered 200 too, its status in X-Caltrop-Status (web/refusals.py)
     if (e.detail.successful && e.detail.xhr && e.detail.xhr.status === 200 &&
+        !e.detail.xhr.getResponseHeader("X-Caltrop-Status") &&
         form && form.getAttribute && form.getAttribute("hx-post") === "/table/command") {
       applied(form);
     }
