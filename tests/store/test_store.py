@@ -137,6 +137,25 @@ def test_a_retry_gets_the_stored_answer_and_applies_nothing(tables: Tables) -> N
     assert status_of(refused.value) == 409
 
 
+def test_another_command_under_a_used_command_id_is_refused_not_answered_as_the_first(
+    tables: Tables,
+) -> None:
+    """A retry is the same command again (spaces aside); another command under a used id would
+    be dropped without a word if it got the first one's stored answer: it is refused with 409,
+    naming both, and nothing is applied."""
+    new = tables.create("orc-bridge", seed=3)
+    bron = tables.seat(new.player_tokens["bron"])
+    tables.submit(bron, "bron: strike orc-brute", "once")
+    head = tables.head(bron)
+    assert tables.submit(bron, "  bron:   strike  orc-brute ", "once").replayed
+    for other in ("bron: end turn", "bron: strike goblin", "nonsense words"):
+        with pytest.raises(RefusalError) as refused:
+            tables.submit(bron, other, "once")
+        assert status_of(refused.value) == 409
+        assert "was used for 'bron: strike orc-brute'" in str(refused.value)
+    assert tables.head(bron) == head
+
+
 def test_a_stale_expected_seq_is_refused_with_the_head(tables: Tables) -> None:
     new = tables.create("orc-bridge", seed=3)
     bron = tables.seat(new.player_tokens["bron"])

@@ -664,6 +664,13 @@ class Tables:
             if stored is not None:
                 if stored.get("seat") != seat.id:
                     raise OutOfStepError(f"command_id {command_id!r} was used by another seat")
+                if _canonical(text) != _canonical(str(stored.get("command", ""))):
+                    # a retry resends the same command; another one under a used id would be
+                    # dropped without a word if it were answered with the stored answer
+                    raise OutOfStepError(
+                        f"command_id {command_id!r} was used for {stored.get('command')!r}, "
+                        f"not {_canonical(text)!r}: send a new command with a new command_id"
+                    )
                 return Accepted(stored, seat.table_id, replayed=True), None
             head = log.head()
             if expected_seq is not None and expected_seq != head:
@@ -800,6 +807,16 @@ def _replay(definition: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) 
         return Encounter.replay(encounter_from_dict(definition), events)
     except CaltropError as exc:
         raise NotFoundError(f"the stored log does not replay: {exc}") from exc
+
+
+def _canonical(text: str) -> str:
+    """A command's text as the log writes it (``  bron:  strike x`` → ``bron: strike x``), to
+    tell a retry of a command from another command under the same ``command_id``; text that
+    does not parse is compared with its spaces folded."""
+    try:
+        return str(parse_command(text))
+    except CaltropError:
+        return " ".join(text.split())
 
 
 def _command(text: str, encounter: Encounter) -> Command:
