@@ -64,6 +64,7 @@ from caltrop.store.repository import (
     Seat,
 )
 from caltrop.table import HealthShown, Reveal, TableView, npc_reveals, views, visible_event
+from caltrop.table.log import LogMemo
 from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
 
@@ -136,6 +137,8 @@ class Batch:
 class _Cached:
     encounter: Encounter
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: the log entries of the views worked out last (each command then costs its own entry)
+    log_memo: LogMemo = field(default_factory=LogMemo)
 
 
 def viewer_of(seat: Seat) -> str:
@@ -465,7 +468,8 @@ class Tables:
             return Batch(current, head, after, shown, {})
         present = {c.id for c in encounter.creatures}
         playing = [v for v in viewers if v == GM or v in present]
-        seen = views(encounter, playing, reveal_from(visibility))
+        memo = self._cached(current).log_memo
+        seen = views(encounter, playing, reveal_from(visibility), log_memo=memo)
         return Batch(current, head, after, shown, {v: tv.as_dict() for v, tv in seen.items()})
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
