@@ -67,6 +67,7 @@ from caltrop.table import HealthShown, Reveal, TableView, npc_reveals, views, vi
 from caltrop.table.log import LogMemo
 from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
+from caltrop.table.view import views_as_dicts
 
 #: how long a looked-up seat is trusted without asking the database again (a revocation made by
 #: another process takes effect within this time; one made here, at once)
@@ -470,7 +471,7 @@ class Tables:
         playing = [v for v in viewers if v == GM or v in present]
         memo = self._cached(current).log_memo
         seen = views(encounter, playing, reveal_from(visibility), log_memo=memo)
-        return Batch(current, head, after, shown, {v: tv.as_dict() for v, tv in seen.items()})
+        return Batch(current, head, after, shown, views_as_dicts(seen))
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
         """The events after ``last_seq`` as the seat may see them, each with its seq."""

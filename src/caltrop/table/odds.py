@@ -29,7 +29,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Final, Literal
 
 from caltrop.core.commands import Act, Command, Pass
 from caltrop.core.model import ActionKind
@@ -237,12 +238,12 @@ def roll_odds(enc: Encounter, p: PendingRoll) -> Odds | None:
         evasion = target.evasion
 
         def hits(q: PendingRoll) -> Fraction:
-            return distribution(expression(enc, q)).p_at_least_exact(evasion + 1)  # R16
+            return at_least(expression(enc, q), evasion + 1)  # R16
 
         return Odds(
             "attack",
             hits(p),
-            distribution(expression(enc, p)).expected_damage_exact(evasion),
+            expected_damage(expression(enc, p), evasion),
             f"Evasion {evasion}",
             _neighbour(hits, p, "adv"),
             _neighbour(hits, p, "dis"),
@@ -252,6 +253,24 @@ def roll_odds(enc: Encounter, p: PendingRoll) -> Odds | None:
     if p.dc is None:  # pragma: no cover - the engine refuses a check without a DC
         return None
     return _check(enc, p, p.dc, f"DC {p.dc}")
+
+
+#: exact figures kept, by dice expression and number (issue 20 §5: the same pools against the
+#: same Evasions and DCs come back command after command, and at every seat)
+MEMO_SIZE: Final = 16_384
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def at_least(expr: Expr, k: int) -> Fraction:
+    """Exact P(total of ``expr`` ≥ ``k``): a function of the dice expression (a frozen value)
+    and the number alone, so it is memoised on them."""
+    return distribution(expr).p_at_least_exact(k)
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def expected_damage(expr: Expr, evasion: int) -> Fraction:
+    """Exact E[max(0, total of ``expr`` − ``evasion``)] (R16), memoised as :func:`at_least`."""
+    return distribution(expr).expected_damage_exact(evasion)
 
 
 def expression(enc: Encounter, p: PendingRoll) -> Expr:
@@ -267,7 +286,7 @@ def _check(enc: Encounter, p: PendingRoll, dc: int, against: str) -> Odds:
     """R4/R16: a check succeeds iff total ≥ DC."""
 
     def succeeds(q: PendingRoll) -> Fraction:
-        return distribution(expression(enc, q)).p_at_least_exact(dc)
+        return at_least(expression(enc, q), dc)
 
     return Odds(
         "check",

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
 from caltrop.core.model import ActionKind, Economy, Side
@@ -42,6 +42,9 @@ from caltrop.table.log import LogMemo
 from caltrop.table.odds import Odds, declared_roll, expression, reaction_odds, roll_odds
 from caltrop.table.pool import dice_of, pool_text
 from caltrop.table.visibility import NPC_DEFAULT, HealthShown, Reveal, health_label
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +218,11 @@ class TableView:
     #: the last log entries, oldest first (:func:`caltrop.table.log.entry`)
     log: tuple[Mapping[str, Any], ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, memo: DictMemo | None = None) -> dict[str, Any]:
+        """The view as JSON-ready data. ``memo``: the parts already made into data for other
+        views of the same state (:func:`views_as_dicts`), shared with them, not copied."""
+        once = memo if memo is not None else DictMemo()
+        pending = self.pending
         return {
             "viewer": self.viewer,
             "encounter": self.encounter,
@@ -227,14 +234,54 @@ class TableView:
             "current": self.current,
             "over": self.over,
             "winner": self.winner,
-            "creatures": [c.as_dict() for c in self.creatures],
-            "pending": self.pending.as_dict() if self.pending is not None else None,
-            "options": {a: [o.as_dict() for o in opts] for a, opts in self.options.items()},
-            "log": [dict(e) for e in self.log],
+            "creatures": once(self.creatures, _creature_dicts),
+            "pending": once(pending, PendingView.as_dict) if pending is not None else None,
+            "options": {a: once(opts, _option_dicts) for a, opts in self.options.items()},
+            "log": once(self.log, _log_dicts),
         }
 
     def to_json(self) -> str:
         return json.dumps(self.as_dict(), sort_keys=True, ensure_ascii=False)
+
+
+def _creature_dicts(creatures: tuple[CreatureView, ...]) -> list[dict[str, Any]]:
+    return [c.as_dict() for c in creatures]
+
+
+def _option_dicts(options: tuple[ActionOption, ...]) -> list[dict[str, Any]]:
+    return [o.as_dict() for o in options]
+
+
+def _log_dicts(log: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
+    return [dict(e) for e in log]
+
+
+class DictMemo:
+    """The parts of views already made into JSON-ready data, by the part itself: views of one
+    state share their parts (:class:`Shared`), so each is converted once. Keyed on the part's
+    identity, each kept alive here, so a key never names another object; meant for one call
+    (:func:`views_as_dicts`). The data it returns is shared between views: read it only."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[object, Any]] = {}
+
+    def __call__(self, part: T, make: Callable[[T], R]) -> R:
+        found = self._made.get(id(part))
+        if found is not None and found[0] is part:
+            made: R = found[1]
+            return made
+        made = make(part)
+        self._made[id(part)] = (part, made)
+        return made
+
+
+def views_as_dicts(seen: Mapping[str, TableView]) -> dict[str, dict[str, Any]]:
+    """Each view of :func:`views` as JSON-ready data (:meth:`TableView.as_dict`), the parts the
+    views share converted once (a broadcast's payloads)."""
+    memo = DictMemo()
+    return {viewer: tv.as_dict(memo) for viewer, tv in seen.items()}
 
 
 def view(
@@ -786,4 +833,6 @@ __all__ = [
     "PendingView",
     "TableView",
     "view",
+    "views",
+    "views_as_dicts",
 ]
