@@ -137,7 +137,7 @@ def declared_roll(enc: Encounter, command: Act) -> tuple[Encounter, PendingRoll]
     if it rolls nothing (an effect, a team action, a move) or is not legal now. The roll is
     exactly the one the engine would push: its pool fixed at declaration (R46), an attack's
     target as given; an action's own roll, not the stealth checks pushed on top of it (R41)."""
-    probe = enc.clone()
+    probe = enc.look_ahead()
     before = len(probe.pending)
     try:
         probe.apply(command)
@@ -188,7 +188,7 @@ def reaction_odds(enc: Encounter, command: Command) -> Odds | None:
         return roll_odds(enc, top)
     if not isinstance(command, Act):
         return None
-    probe = enc.clone()
+    probe = enc.look_ahead()
     try:
         probe.apply(command)
     except CaltropError:
@@ -209,7 +209,7 @@ def reaction_odds(enc: Encounter, command: Command) -> Odds | None:
 def _window_odds(enc: Encounter, then: Act | None = None) -> Odds | None:
     """The odds of ``enc``'s defence window, after ``then`` if given (None if it is refused)."""
     if then is not None:
-        enc = enc.clone()
+        enc = enc.look_ahead()
         try:
             enc.apply(then)
         except CaltropError:
@@ -277,7 +277,7 @@ def expression(enc: Encounter, p: PendingRoll) -> Expr:
     """The dice ``p`` rolls now, as the engine builds them (``p`` need not be on top)."""
     if p.kind is RollKind.ACTION or p.kind is RollKind.STAGE:
         return enc.module.expression(enc, p)[0]
-    probe = enc.clone()
+    probe = enc.look_ahead()
     probe.pending.append(p)
     return probe.pending_expression()
 

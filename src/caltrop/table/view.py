@@ -658,7 +658,7 @@ def _sees_as_gm(seen: _Sight, actor: str) -> bool:
 def _waiting_on(enc: Encounter) -> tuple[str, ...]:
     """Who is still to answer the pending roll, in the engine's order: each is asked in turn
     (R15); found by passing for each on a clone, so it is the engine's own answer."""
-    probe = enc.clone()
+    probe = enc.look_ahead()
     waiting: list[str] = []
     for _ in range(len(enc.creatures) + 1):
         who = probe.current()
