@@ -5,7 +5,8 @@ the log is on disk before the command is acknowledged, issue 11) — a few milli
 quiet disk, tens on a busy one. Committing every command alone serialises the whole server
 behind that wait. Here the writers that arrive while a commit is under way queue up, and the
 next of them to lead runs all their work in one transaction — each in a savepoint of its own,
-so a refused command rolls back alone — and commits once: the disk is waited for once per
+so a refused command rolls back alone (a batch of one needs none: its failure rolls the
+transaction back) — and commits once: the disk is waited for once per
 batch, not once per command. No background thread: the first writer of a batch leads it
 (leader/follower), then hands the lead to the first writer that queued meanwhile.
 
@@ -108,12 +109,19 @@ class GroupCommit(Generic[T]):
         session = self._session()
         try:
             session.begin()
+            alone = len(batch) == 1
             for job in batch:
                 try:
-                    with session.begin_nested():
+                    if alone:  # its failure rolls the whole transaction back: no savepoint
                         job.result = job.work(session)
+                    else:
+                        with session.begin_nested():
+                            job.result = job.work(session)
                 except Exception as exc:  # this work's own failure: its savepoint is undone
                     job.error = exc
+            if alone and batch[0].error is not None:
+                session.rollback()
+                return
             try:
                 session.commit()
             except Exception as exc:

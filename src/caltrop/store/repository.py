@@ -55,6 +55,13 @@ _ANSWER = select(CommandRow.answer).where(
     CommandRow.encounter_id == bindparam("encounter"),
     CommandRow.command_id == bindparam("command_id"),
 )
+#: a command's stored answer and the log's head, in one statement (the command path's reads)
+_ANSWER_AND_HEAD = select(
+    _ANSWER.scalar_subquery(),
+    select(func.max(EventRow.seq))
+    .where(EventRow.encounter_id == bindparam("encounter"))
+    .scalar_subquery(),
+)
 _LOCATE = (
     select(
         EncounterRow.id,
@@ -174,6 +181,16 @@ class LogWriter:
     def head(self) -> int:
         """The seq of the last event (0: only the 'begin' event)."""
         return _head(self._session, self.encounter_id)
+
+    def answer_and_head(self, command_id: str) -> tuple[dict[str, Any] | None, int]:
+        """:meth:`answer` and :meth:`head` from one statement."""
+        row = self._session.execute(
+            _ANSWER_AND_HEAD, {"encounter": self.encounter_id, "command_id": command_id}
+        ).one()
+        stored, head = row
+        if head is None:
+            raise NotFoundError(f"encounter {self.encounter_id} has no log")
+        return (json.loads(stored) if stored is not None else None), int(head)
 
     def events(self, after: int) -> list[tuple[int, dict[str, Any]]]:
         return _events(self._session, self.encounter_id, after)

@@ -627,12 +627,11 @@ class Tables:
         cached = self._cached(encounter_id)
 
         def work(log: LogWriter) -> tuple[Accepted, Encounter | None]:
-            stored = log.answer(command_id)
+            stored, head = log.answer_and_head(command_id)
             if stored is not None:
                 if stored.get("seat") != seat.id:
                     raise OutOfStepError(f"command_id {command_id!r} was used by another seat")
                 return Accepted(stored, seat.table_id, replayed=True), None
-            head = log.head()
             if expected_seq is not None and expected_seq != head:
                 raise OutOfStepError(
                     f"stale expected_seq {expected_seq}: the log is at {head}", head=head
