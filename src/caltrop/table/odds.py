@@ -240,10 +240,11 @@ def roll_odds(enc: Encounter, p: PendingRoll) -> Odds | None:
         def hits(q: PendingRoll) -> Fraction:
             return at_least(expression(enc, q), evasion + 1)  # R16
 
+        dice = expression(enc, p)
         return Odds(
             "attack",
-            hits(p),
-            expected_damage(expression(enc, p), evasion),
+            at_least(dice, evasion + 1),
+            expected_damage(dice, evasion),
             f"Evasion {evasion}",
             _neighbour(hits, p, "adv"),
             _neighbour(hits, p, "dis"),
