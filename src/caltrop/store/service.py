@@ -463,26 +463,6 @@ class Tables:
             current, encounter, visibility, encounter_id, after, viewers, force_views=force_views
         )
 
-    def batch_in_memory(
-        self, table_id: str, encounter_id: int | None, after: int, viewers: Set[str]
-    ) -> Batch | None:
-        """:meth:`batch` (not fresh, no views forced) if it needs no query at all — the
-        encounter's state and what players see of it are in memory — else None (then
-        :meth:`batch`, in a worker thread). The table's stream runs this in the event loop
-        itself after a command of this process: a thread's round trip a command spared (issue
-        20 §5). ``table_id`` is the encounter's table (kept for symmetry with :meth:`batch`)."""
-        del table_id
-        if encounter_id is None:
-            return None
-        with self._cache_lock:
-            cached = self._cache.get(encounter_id)
-            visibility = self._visibility.get(encounter_id)
-        if cached is None or visibility is None:
-            return None
-        return self._batch(
-            encounter_id, cached.encounter, visibility, encounter_id, after, viewers, memo=cached
-        )
-
     def _batch(
         self,
         current: int,
@@ -493,7 +473,6 @@ class Tables:
         viewers: Set[str],
         *,
         force_views: bool = False,
-        memo: _Cached | None = None,
     ) -> Batch:
         """The batch of ``encounter`` (the state of encounter ``current``) for sockets told up
         to ``after`` of ``encounter_id``; see :meth:`batch`."""
@@ -508,7 +487,7 @@ class Tables:
             return Batch(current, head, after, shown, {})
         present = {c.id for c in encounter.creatures}
         playing = [v for v in viewers if v == GM or v in present]
-        log_memo = (memo or self._cached(current)).log_memo
+        log_memo = self._cached(current).log_memo
         seen = views(encounter, playing, reveal_from(visibility), log_memo=log_memo)
         return Batch(current, head, after, shown, views_as_dicts(seen))
 
