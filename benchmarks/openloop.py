@@ -11,10 +11,12 @@ receiving its event. Server CPU: the server process's user + system time over th
 divided by the commands; the echo's per message group (one message on each of the table's
 sockets, timed to the last echo).
 
-``python benchmarks/openloop.py [--tables 200] [--sockets 5] [--rates 5,10,20,40] [--seconds 15]``.
-Printed per rate: achieved rate, p50/p99, CPU ms a command for both, the load average; then
-the rate at which p99 crosses 100 ms (linear between the rates measured). The client is one
-asyncio process: at high rates on a 2-core machine it competes with the server for CPU, which
+``python benchmarks/openloop.py [--tables 200] [--sockets 5] [--rates 5,10,20,40] [--seconds 15]
+[--baseline SRC]``. Printed per rate: achieved rate, p50/p99, CPU ms a command for both, the
+load average; then the rate at which p99 crosses 100 ms (linear between the rates measured).
+``--baseline SRC`` (another version's ``src``, e.g. ``git archive BASE src | tar -x -C DIR``)
+serves the same tables from that code too, measured at each rate right after this one's, so a
+change's effect is seen in one run at one load. The client is one asyncio process: at high rates on a 2-core machine it competes with the server for CPU, which
 the load average beside each figure shows.
 """
 
@@ -234,14 +236,33 @@ def _line(name: str, r: Result) -> str:
 
 
 async def _main(
-    tables: int, sockets: int, rates: list[float], duration: float, db: str
+    tables: int,
+    sockets: int,
+    rates: list[float],
+    duration: float,
+    db: str,
+    baseline: Path | None = None,
 ) -> dict[str, Any]:
+    """Each rate against this checkout's server, then (with ``baseline``, another checkout's
+    ``src``) the same arrivals against that one's on a database of its own, then the echo."""
     port, echo_port = _free_port(), _free_port()
-    serve = [sys.executable, "-c", "from caltrop.cli import main; main()", "serve", "--db", db]
-    server = _start([*serve, "--port", str(port), *_lifted()], port)
+    serve = [sys.executable, "-c", "from caltrop.cli import main; main()", "serve"]
+    server = _start([*serve, "--db", db, "--port", str(port), *_lifted()], port)
+    processes = [server]
+    other = None
+    if baseline is not None:
+        other_port = _free_port()
+        other_db = db.removesuffix(".db") + "-baseline.db"
+        lifted = _lifted(baseline)
+        other = _start(
+            [*serve, "--db", other_db, "--port", str(other_port), *lifted], other_port, baseline
+        )
+        processes.append(other)
     echo = _start([sys.executable, "-c", ECHO, str(echo_port)], echo_port)
+    processes.append(echo)
     base, echo_base = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{echo_port}"
     ours: list[Result] = []
+    before: list[Result] = []
     theirs: list[Result] = []
     limits = httpx.Limits(max_connections=tables * sockets + 20)
     try:
@@ -251,6 +272,13 @@ async def _main(
             contextlib.AsyncExitStack() as stack,
         ):
             seats = await _seat_tables(client, base, tables, sockets, stack)
+            other_seats: list[list[Seat]] = []
+            if other is not None:
+                other_base = f"http://127.0.0.1:{other_port}"
+                other_client = await stack.enter_async_context(
+                    httpx.AsyncClient(base_url=other_base, timeout=120, limits=limits)
+                )
+                other_seats = await _seat_tables(other_client, other_base, tables, sockets, stack)
             groups = [
                 [
                     await stack.enter_async_context(aconnect_ws(f"{echo_base}/ws", echo_client))
@@ -264,26 +292,37 @@ async def _main(
             for n, rate in enumerate(rates):
                 ours.append(await _play(seats, rate, duration, server.pid, seed=n, tag=f"r{n}"))
                 print(_line("caltrop", ours[-1]))
+                if other is not None:
+                    got = await _play(other_seats, rate, duration, other.pid, seed=n, tag=f"r{n}")
+                    before.append(got)
+                    print(_line("baseline", got))
                 theirs.append(await _echo_play(groups, rate, duration, echo.pid, seed=n))
                 print(_line("echo", theirs[-1]))
                 print(
                     f"           p99 {ours[-1].p99 / theirs[-1].p99:.1f}× the echo's, "
                     f"CPU {ours[-1].cpu_ms / max(theirs[-1].cpu_ms, 1e-9):.1f}× the echo's"
+                    + (
+                        f"; baseline CPU / this {before[-1].cpu_ms / max(ours[-1].cpu_ms, 1e-9):.2f}×"
+                        if before
+                        else ""
+                    )
                 )
             print(f"  caltrop: {_crossing(ours)}; echo: {_crossing(theirs)}")
+            if before:
+                print(f"  baseline: {_crossing(before)}")
     finally:
-        for process in (server, echo):
+        for process in processes:
             process.terminate()
             process.wait(timeout=10)
-    return {"ours": ours, "echo": theirs}
+    return {"ours": ours, "echo": theirs, "baseline": before}
 
 
-def _lifted() -> list[str]:
-    """Lift the server's table-opening rate limit where this Caltrop has one (the benchmark
-    opens hundreds of tables from one address)."""
+def _lifted(src: Path | None = None) -> list[str]:
+    """Lift the server's table-opening rate limit where this Caltrop (or the one under ``src``)
+    has one (the benchmark opens hundreds of tables from one address)."""
     import subprocess
 
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    env = {**os.environ, "PYTHONPATH": str(src or Path(__file__).resolve().parents[1] / "src")}
     shown = subprocess.run(
         [sys.executable, "-c", "from caltrop.cli import main; main()", "serve", "--help"],
         capture_output=True,
@@ -304,11 +343,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sockets", type=int, default=5)
     parser.add_argument("--rates", default="5,10,20,40", help="commands a second, in all")
     parser.add_argument("--seconds", type=float, default=15.0, help="of arrivals per rate")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="SRC",
+        help="another checkout's src folder: its server is measured at every rate too",
+    )
     args = parser.parse_args(argv)
     rates = [float(r) for r in args.rates.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         asyncio.run(
-            _main(args.tables, args.sockets, rates, args.seconds, f"sqlite:///{Path(tmp) / 'b.db'}")
+            _main(
+                args.tables,
+                args.sockets,
+                rates,
+                args.seconds,
+                f"sqlite:///{Path(tmp) / 'b.db'}",
+                args.baseline,
+            )
         )
 
 

@@ -63,8 +63,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start(args: list[str], port: int) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+def _start(args: list[str], port: int, src: Path | None = None) -> subprocess.Popen[str]:
+    """Start a server process (its ``caltrop`` from ``src``, default this checkout's) and wait
+    until its port answers."""
+    env = {**os.environ, "PYTHONPATH": str(src or ROOT / "src")}
     process = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 30
     while True:

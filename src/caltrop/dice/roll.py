@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Final, Protocol, TypeAlias
+from typing import Any, Final, Protocol, TypeAlias
 
 import numpy as np
 
@@ -38,13 +38,21 @@ class RngDice:
     ``tests/dice/test_roll.py`` checks that both give the same stream.
     """
 
-    __slots__ = ("_next_uint32", "_state", "rng")
+    __slots__ = ("_bound", "_next_uint32", "_state", "rng")
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
-        interface = getattr(getattr(rng, "bit_generator", None), "ctypes", None)
+        #: the ctypes hooks are looked up at the first roll, not here: an encounter's clone
+        #: makes dice it mostly never rolls (the view's look-aheads, issue 20 §5)
+        self._bound = False
+        self._next_uint32: Any = None
+        self._state: Any = None
+
+    def _bind(self) -> None:
+        interface = getattr(getattr(self.rng, "bit_generator", None), "ctypes", None)
         self._next_uint32 = None if interface is None else interface.next_uint32
         self._state = None if interface is None else interface.state_address  # an int: quicker
+        self._bound = True
 
     def __reduce__(self) -> tuple[type[RngDice], tuple[np.random.Generator]]:
         # the ctypes hooks point into this generator: a copy (or a pickle) wraps its own copy
@@ -53,6 +61,8 @@ class RngDice:
     def faces(self, sides: int, count: int) -> tuple[int, ...]:
         if count == 0:
             return ()
+        if not self._bound:
+            self._bind()
         next_uint32 = self._next_uint32
         if (
             next_uint32 is None

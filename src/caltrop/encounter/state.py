@@ -232,6 +232,17 @@ class Encounter:
     def clone(self) -> Encounter:
         """An independent copy for search and simulation: copies only what changes (the
         :class:`PlayState` and the log); the definition, the content and the tables are shared."""
+        return self._copy(log=True)
+
+    def look_ahead(self) -> Encounter:
+        """A copy to try commands on and throw away (what a declared roll's odds are, who is
+        still to answer): a :meth:`clone` that keeps no log — its commands add no log entries
+        and it cannot undo or be saved (``record=False``) — and is otherwise the same: the
+        state of play, the dice to come, the commands given (pools read who helped, R14). A
+        table's views make a dozen of these a command (issue 20 §5)."""
+        return self._copy(log=False)
+
+    def _copy(self, *, log: bool) -> Encounter:
         other = Encounter.__new__(Encounter)
         other.initial = self.initial
         other.definition = self.definition
@@ -248,9 +259,14 @@ class Encounter:
         other._by_id = self._by_id
         other._restore(self.state.copy())
         other._commands = self._commands.copy()
-        other._free = self._free.copy()
-        other._record = self._record
-        other._events = self._events.copy() if self._events is not None else None
+        if log:
+            other._free = self._free.copy()
+            other._record = self._record
+            other._events = self._events.copy() if self._events is not None else None
+        else:
+            other._free = []
+            other._record = False
+            other._events = None
         return other
 
     @property

@@ -5,7 +5,8 @@ the log is on disk before the command is acknowledged, issue 11) — a few milli
 quiet disk, tens on a busy one. Committing every command alone serialises the whole server
 behind that wait. Here the writers that arrive while a commit is under way queue up, and the
 next of them to lead runs all their work in one transaction — each in a savepoint of its own,
-so a refused command rolls back alone — and commits once: the disk is waited for once per
+so a refused command rolls back alone (a batch of one needs none: its failure rolls the
+transaction back) — and commits once: the disk is waited for once per
 batch, not once per command. No background thread: the first writer of a batch leads it
 (leader/follower), then hands the lead to the first writer that queued meanwhile.
 
@@ -19,16 +20,28 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
-
-from sqlalchemy.orm import Session
+from typing import Any, Generic, Protocol, TypeVar
 
 R = TypeVar("R")
 
 
+class Transactional(Protocol):
+    """What a batch runs on: a SQLAlchemy ``Connection`` (the table server's appends: no ORM
+    unit of work to pay for, issue 20 §5) or a ``Session``."""
+
+    def begin(self) -> Any: ...
+    def begin_nested(self) -> Any: ...
+    def commit(self) -> None: ...
+    def rollback(self) -> None: ...
+    def close(self) -> None: ...
+
+
+T = TypeVar("T", bound=Transactional)
+
+
 @dataclass(eq=False)
 class _Job(Generic[R]):
-    work: Callable[[Session], R]
+    work: Callable[[Any], R]
     wake: threading.Event = field(default_factory=threading.Event)
     finished: bool = False
     result: R | None = None
@@ -40,13 +53,14 @@ class _Job(Generic[R]):
         return self.result  # type: ignore[return-value]
 
 
-class GroupCommit:
+class GroupCommit(Generic[T]):
     """Runs each caller's work in a shared write transaction; see the module docstring.
 
-    ``session`` opens a session whose ``begin()`` takes the database's write lock (``BEGIN
-    IMMEDIATE`` on SQLite). ``limit`` caps how many works one transaction holds."""
+    ``session`` opens a session or connection whose ``begin()`` takes the database's write
+    lock (``BEGIN IMMEDIATE`` on SQLite). ``limit`` caps how many works one transaction
+    holds."""
 
-    def __init__(self, session: Callable[[], Session], limit: int = 64) -> None:
+    def __init__(self, session: Callable[[], T], limit: int = 64) -> None:
         self._session = session
         self._limit = limit
         self._lock = threading.Lock()
@@ -62,7 +76,7 @@ class GroupCommit:
         with self._lock:
             return len(self._waiting)
 
-    def run(self, work: Callable[[Session], R]) -> R:
+    def run(self, work: Callable[[T], R]) -> R:
         """``work(session)`` inside a savepoint of a write transaction; its result once that
         transaction is committed."""
         job: _Job[R] = _Job(work)
@@ -95,12 +109,19 @@ class GroupCommit:
         session = self._session()
         try:
             session.begin()
+            alone = len(batch) == 1
             for job in batch:
                 try:
-                    with session.begin_nested():
+                    if alone:  # its failure rolls the whole transaction back: no savepoint
                         job.result = job.work(session)
+                    else:
+                        with session.begin_nested():
+                            job.result = job.work(session)
                 except Exception as exc:  # this work's own failure: its savepoint is undone
                     job.error = exc
+            if alone and batch[0].error is not None:
+                session.rollback()
+                return
             try:
                 session.commit()
             except Exception as exc:

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from sqlalchemy import Engine, bindparam, func, insert, select
+from sqlalchemy import Connection, Engine, bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -54,6 +54,13 @@ _EVENTS = (
 _ANSWER = select(CommandRow.answer).where(
     CommandRow.encounter_id == bindparam("encounter"),
     CommandRow.command_id == bindparam("command_id"),
+)
+#: a command's stored answer and the log's head, in one statement (the command path's reads)
+_ANSWER_AND_HEAD = select(
+    _ANSWER.scalar_subquery(),
+    select(func.max(EventRow.seq))
+    .where(EventRow.encounter_id == bindparam("encounter"))
+    .scalar_subquery(),
 )
 _LOCATE = (
     select(
@@ -160,7 +167,9 @@ def _encounter(row: EncounterRow) -> EncounterRecord:
 class LogWriter:
     """The inside of one write transaction on one encounter's log."""
 
-    def __init__(self, session: Session, encounter_id: int, table_id: str | None) -> None:
+    def __init__(
+        self, session: Session | Connection, encounter_id: int, table_id: str | None
+    ) -> None:
         self._session = session
         self.encounter_id = encounter_id
         #: set where the database notifies (PostgreSQL)
@@ -176,6 +185,16 @@ class LogWriter:
     def head(self) -> int:
         """The seq of the last event (0: only the 'begin' event)."""
         return _head(self._session, self.encounter_id)
+
+    def answer_and_head(self, command_id: str) -> tuple[dict[str, Any] | None, int]:
+        """:meth:`answer` and :meth:`head` from one statement."""
+        row = self._session.execute(
+            _ANSWER_AND_HEAD, {"encounter": self.encounter_id, "command_id": command_id}
+        ).one()
+        stored, head = row
+        if head is None:
+            raise NotFoundError(f"encounter {self.encounter_id} has no log")
+        return (json.loads(stored) if stored is not None else None), int(head)
 
     def events(self, after: int) -> list[tuple[int, dict[str, Any]]]:
         return _events(self._session, self.encounter_id, after)
@@ -209,21 +228,24 @@ class LogWriter:
             _notify(self._session, self._notify_table, "events")
 
 
-def _notify(session: Session, table_id: str, kind: str) -> None:
+def _notify(session: Session | Connection, table_id: str, kind: str) -> None:
     """PostgreSQL: tell every listening process that the table changed, on commit."""
-    if session.get_bind().dialect.name == "postgresql":
+    bind = session.get_bind() if isinstance(session, Session) else session
+    if bind.dialect.name == "postgresql":
         payload = _dumps({"table": table_id, "kind": kind})
         session.execute(select(func.pg_notify(CHANNEL, payload)))
 
 
-def _head(session: Session, encounter_id: int) -> int:
+def _head(session: Session | Connection, encounter_id: int) -> int:
     head = session.scalar(_HEAD, {"encounter": encounter_id})
     if head is None:
         raise NotFoundError(f"encounter {encounter_id} has no log")
     return int(head)
 
 
-def _events(session: Session, encounter_id: int, after: int) -> list[tuple[int, dict[str, Any]]]:
+def _events(
+    session: Session | Connection, encounter_id: int, after: int
+) -> list[tuple[int, dict[str, Any]]]:
     rows = session.execute(_EVENTS, {"encounter": encounter_id, "after": after})
     return [(int(seq), json.loads(event)) for seq, event in rows]
 
@@ -240,7 +262,9 @@ class Repository:
         #: SQLite has one writer at a time: this process's appends queue here and are committed
         #: together (one sync to disk a batch), not in SQLite's busy handler (which sleeps and
         #: retries with growing pauses); PostgreSQL commits concurrent transactions itself
-        self._group = GroupCommit(self._write) if engine.dialect.name == "sqlite" else None
+        # (on a Connection: the ORM's unit of work cost more than the commit itself, issue 20 §5)
+        writing = engine.execution_options(**{WRITE: True})
+        self._group = GroupCommit(writing.connect) if engine.dialect.name == "sqlite" else None
 
     # -- tables and seats -------------------------------------------------------------------
 
@@ -454,15 +478,13 @@ class Repository:
             with self._writing(encounter_id) as log:
                 return work(log)
 
-        def inside(session: Session) -> R:  # SQLite: BEGIN IMMEDIATE locked the database
-            result = work(LogWriter(session, encounter_id, None))
+        def inside(connection: Connection) -> R:  # SQLite: BEGIN IMMEDIATE locked it
             try:
-                session.flush()
+                return work(LogWriter(connection, encounter_id, None))
             except IntegrityError as exc:
                 raise ConflictError(
                     f"encounter {encounter_id}: the log moved on meanwhile"
                 ) from exc
-            return result
 
         return self._group.run(inside)
 

@@ -73,9 +73,10 @@ from caltrop.table import (
     views,
     visible_event,
 )
-from caltrop.table.log import log_page, page_bounds
+from caltrop.table.log import LogMemo, log_page, page_bounds
 from caltrop.table.night import carry_over
 from caltrop.table.rights import refusal
+from caltrop.table.view import views_as_dicts
 
 #: how long a looked-up seat is trusted without asking the database again (a revocation made by
 #: another process takes effect within this time; one made here, at once)
@@ -146,6 +147,8 @@ class Batch:
 class _Cached:
     encounter: Encounter
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: the log entries of the views worked out last (each command then costs its own entry)
+    log_memo: LogMemo = field(default_factory=LogMemo)
 
 
 def viewer_of(seat: Seat) -> str:
@@ -504,18 +507,37 @@ class Tables:
             with self._cache_lock:
                 known = self._visibility.get(current)
             visibility = known if known is not None else self.repository.locate(table_id).visibility
+        return self._batch(
+            current, encounter, visibility, encounter_id, after, viewers, force_views=force_views
+        )
+
+    def _batch(
+        self,
+        current: int,
+        encounter: Encounter,
+        visibility: Mapping[str, Any],
+        encounter_id: int | None,
+        after: int,
+        viewers: Set[str],
+        *,
+        force_views: bool = False,
+    ) -> Batch:
+        """The batch of ``encounter`` (the state of encounter ``current``) for sockets told up
+        to ``after`` of ``encounter_id``; see :meth:`batch`."""
         if current != encounter_id:
             after = -1
-        head = len(encounter.events) - 1
+        logged = encounter.events
+        head = len(logged) - 1
         after = max(-1, min(after, head))
-        events = [(seq, encounter.events[seq]) for seq in range(after + 1, head + 1)]
+        events = [(seq, logged[seq]) for seq in range(after + 1, head + 1)]
         shown = self._shown_with(visibility, encounter, events, viewers)
         if not events and not force_views:
             return Batch(current, head, after, shown, {})
         present = {c.id for c in encounter.creatures}
         playing = [v for v in viewers if _plays(v, present)]
-        seen = views(encounter, playing, reveal_from(visibility))
-        return Batch(current, head, after, shown, {v: tv.as_dict() for v, tv in seen.items()})
+        log_memo = self._cached(current).log_memo
+        seen = views(encounter, playing, reveal_from(visibility), log_memo=log_memo)
+        return Batch(current, head, after, shown, views_as_dicts(seen))
 
     def events_since(self, seat: Seat, last_seq: int) -> list[dict[str, Any]]:
         """The events after ``last_seq`` as the seat may see them, each with its seq."""
@@ -660,7 +682,7 @@ class Tables:
         cached = self._cached(encounter_id)
 
         def work(log: LogWriter) -> tuple[Accepted, Encounter | None]:
-            stored = log.answer(command_id)
+            stored, head = log.answer_and_head(command_id)
             if stored is not None:
                 if stored.get("seat") != seat.id:
                     raise OutOfStepError(f"command_id {command_id!r} was used by another seat")
@@ -672,7 +694,6 @@ class Tables:
                         f"not {_canonical(text)!r}: send a new command with a new command_id"
                     )
                 return Accepted(stored, seat.table_id, replayed=True), None
-            head = log.head()
             if expected_seq is not None and expected_seq != head:
                 raise OutOfStepError(
                     f"stale expected_seq {expected_seq}: the log is at {head}", head=head

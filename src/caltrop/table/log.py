@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from caltrop.core.commands import (
+    GM,
     Act,
     CallRoll,
     Command,
@@ -69,14 +70,68 @@ def log_entries(
     """The last ``limit`` command events as the view model's log entries (see :func:`entry`),
     as ``viewer`` may see them (``visibility``: what players see of each NPC); an encounter
     that keeps no log (``record=False``) has none."""
-    try:
-        events = enc.events
-    except CaltropError:
-        return []
-    names = {c.id: c.name for c in enc.creatures}
-    commands = [e for e in events if e.get("event") == "command"]
-    reveals = npc_reveals(enc, visibility)
-    return [entry(enc, visible_event(e, viewer, reveals), names) for e in commands[-limit:]]
+    return LogMemo().entries(enc, viewer, visibility, limit)
+
+
+class LogMemo:
+    """The log entries of one encounter worked out before, so that a command costs its own
+    entry, not the last :data:`LOG_LENGTH` again (issue 20 §5).
+
+    An entry is a function of its event, of whether the viewer is the GM, of what players see
+    of each NPC (:func:`~caltrop.table.events.visible_event`) and of the encounter's creatures
+    (names, actions) and module (:func:`entry`). Events are never changed once logged (undo
+    is a command of its own), and a clone shares them: an entry is reused only for the very
+    same event object (held here, so it cannot be another's), while the creatures (the same
+    tuple, or an equal one), the module and the NPCs' reveals stay as they were; anything else
+    starts the memo afresh. Only the entries of the last call are kept (at most twice
+    ``limit``: the GM's and the players'). The entries it returns are shared, as every
+    player's view shares the players' log: read them, do not change them."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        #: (scope, {(GM?, position in the log): (event, entry)}), replaced whole
+        self._kept: tuple[tuple[Any, ...], dict[tuple[bool, int], tuple[Any, dict[str, Any]]]]
+        self._kept = ((), {})
+
+    def entries(
+        self,
+        enc: Encounter,
+        viewer: str,
+        visibility: Mapping[str, Reveal] | None = None,
+        limit: int = LOG_LENGTH,
+    ) -> list[dict[str, Any]]:
+        """:func:`log_entries`, reusing this memo's entries where they are still right."""
+        try:
+            events = enc.events
+        except CaltropError:
+            return []
+        reveals = npc_reveals(enc, visibility)
+        scope = (enc.creatures, enc.definition.ruleset.economy, reveals)
+        kept_scope, kept = self._kept
+        if kept_scope != scope:
+            kept = {}
+        gm = viewer == GM
+        wanted: list[int] = []
+        for at in range(len(events) - 1, -1, -1):
+            if len(wanted) == limit:
+                break
+            if events[at].get("event") == "command":
+                wanted.append(at)
+        names: dict[str, str] | None = None
+        out: list[dict[str, Any]] = []
+        fresh = {k: v for k, v in kept.items() if k[0] is not gm}
+        for at in reversed(wanted):
+            event = events[at]
+            found = kept.get((gm, at))
+            if found is None or found[0] is not event:
+                if names is None:
+                    names = {c.id: c.name for c in enc.creatures}
+                found = (event, entry(enc, visible_event(event, viewer, reveals), names))
+            fresh[(gm, at)] = found
+            out.append(found[1])
+        self._kept = (scope, fresh)
+        return out
 
 
 def page_bounds(before: int | None, limit: int, head: int) -> range:
@@ -254,6 +309,7 @@ __all__ = [
     "LOG_LENGTH",
     "MAX_PAGE",
     "PAGE",
+    "LogMemo",
     "command_text",
     "entry",
     "log_entries",

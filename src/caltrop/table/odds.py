@@ -29,7 +29,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Final, Literal
 
 from caltrop.core.commands import Act, Command, Pass
 from caltrop.core.model import ActionKind
@@ -136,7 +137,7 @@ def declared_roll(enc: Encounter, command: Act) -> tuple[Encounter, PendingRoll]
     if it rolls nothing (an effect, a team action, a move) or is not legal now. The roll is
     exactly the one the engine would push: its pool fixed at declaration (R46), an attack's
     target as given; an action's own roll, not the stealth checks pushed on top of it (R41)."""
-    probe = enc.clone()
+    probe = enc.look_ahead()
     before = len(probe.pending)
     try:
         probe.apply(command)
@@ -187,7 +188,7 @@ def reaction_odds(enc: Encounter, command: Command) -> Odds | None:
         return roll_odds(enc, top)
     if not isinstance(command, Act):
         return None
-    probe = enc.clone()
+    probe = enc.look_ahead()
     try:
         probe.apply(command)
     except CaltropError:
@@ -208,7 +209,7 @@ def reaction_odds(enc: Encounter, command: Command) -> Odds | None:
 def _window_odds(enc: Encounter, then: Act | None = None) -> Odds | None:
     """The odds of ``enc``'s defence window, after ``then`` if given (None if it is refused)."""
     if then is not None:
-        enc = enc.clone()
+        enc = enc.look_ahead()
         try:
             enc.apply(then)
         except CaltropError:
@@ -237,12 +238,13 @@ def roll_odds(enc: Encounter, p: PendingRoll) -> Odds | None:
         evasion = target.evasion
 
         def hits(q: PendingRoll) -> Fraction:
-            return distribution(expression(enc, q)).p_at_least_exact(evasion + 1)  # R16
+            return at_least(expression(enc, q), evasion + 1)  # R16
 
+        dice = expression(enc, p)
         return Odds(
             "attack",
-            hits(p),
-            distribution(expression(enc, p)).expected_damage_exact(evasion),
+            at_least(dice, evasion + 1),
+            expected_damage(dice, evasion),
             f"Evasion {evasion}",
             _neighbour(hits, p, "adv"),
             _neighbour(hits, p, "dis"),
@@ -254,11 +256,29 @@ def roll_odds(enc: Encounter, p: PendingRoll) -> Odds | None:
     return _check(enc, p, p.dc, f"DC {p.dc}")
 
 
+#: exact figures kept, by dice expression and number (issue 20 §5: the same pools against the
+#: same Evasions and DCs come back command after command, and at every seat)
+MEMO_SIZE: Final = 16_384
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def at_least(expr: Expr, k: int) -> Fraction:
+    """Exact P(total of ``expr`` ≥ ``k``): a function of the dice expression (a frozen value)
+    and the number alone, so it is memoised on them."""
+    return distribution(expr).p_at_least_exact(k)
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def expected_damage(expr: Expr, evasion: int) -> Fraction:
+    """Exact E[max(0, total of ``expr`` − ``evasion``)] (R16), memoised as :func:`at_least`."""
+    return distribution(expr).expected_damage_exact(evasion)
+
+
 def expression(enc: Encounter, p: PendingRoll) -> Expr:
     """The dice ``p`` rolls now, as the engine builds them (``p`` need not be on top)."""
     if p.kind is RollKind.ACTION or p.kind is RollKind.STAGE:
         return enc.module.expression(enc, p)[0]
-    probe = enc.clone()
+    probe = enc.look_ahead()
     probe.pending.append(p)
     return probe.pending_expression()
 
@@ -267,7 +287,7 @@ def _check(enc: Encounter, p: PendingRoll, dc: int, against: str) -> Odds:
     """R4/R16: a check succeeds iff total ≥ DC."""
 
     def succeeds(q: PendingRoll) -> Fraction:
-        return distribution(expression(enc, q)).p_at_least_exact(dc)
+        return at_least(expression(enc, q), dc)
 
     return Odds(
         "check",

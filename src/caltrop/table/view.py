@@ -22,10 +22,11 @@ player never cuts off the others' reactions.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from caltrop.core.commands import GM, Act, Command, EndTurn, Pass, RollDice
 from caltrop.core.model import ActionKind, Economy, Side
@@ -38,7 +39,7 @@ from caltrop.economy.points.actions import carried_weight
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
 from caltrop.encounter.gm import settable_conditions
 from caltrop.errors import CaltropError, DiceLimitError, InvalidActionError
-from caltrop.table.log import log_entries
+from caltrop.table.log import LogMemo
 from caltrop.table.movement import movement
 from caltrop.table.odds import Odds, declared_roll, expression, reaction_odds, roll_odds
 from caltrop.table.pool import dice_of, pool_text
@@ -48,6 +49,9 @@ from caltrop.table.visibility import NPC_DEFAULT, HealthShown, Reveal, health_la
 #: player sees of it (each NPC as its Reveal says, no GM-hidden number), and no creature's
 #: options, since it answers for none. Not a creature id (an id is a lowercase word).
 SCREEN: Final = "@screen"
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +234,11 @@ class TableView:
     #: :func:`caltrop.encounter.gm.settable_conditions`), which a GM screen toggles per row
     conditions: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, memo: DictMemo | None = None) -> dict[str, Any]:
+        """The view as JSON-ready data. ``memo``: the parts already made into data for other
+        views of the same state (:func:`views_as_dicts`), shared with them, not copied."""
+        once = memo if memo is not None else DictMemo()
+        pending = self.pending
         return {
             "viewer": self.viewer,
             "encounter": self.encounter,
@@ -242,15 +250,55 @@ class TableView:
             "current": self.current,
             "over": self.over,
             "winner": self.winner,
-            "creatures": [c.as_dict() for c in self.creatures],
-            "pending": self.pending.as_dict() if self.pending is not None else None,
-            "options": {a: [o.as_dict() for o in opts] for a, opts in self.options.items()},
-            "log": [dict(e) for e in self.log],
+            "creatures": once(self.creatures, _creature_dicts),
+            "pending": once(pending, PendingView.as_dict) if pending is not None else None,
+            "options": {a: once(opts, _option_dicts) for a, opts in self.options.items()},
+            "log": once(self.log, _log_dicts),
             "conditions": list(self.conditions),
         }
 
     def to_json(self) -> str:
         return json.dumps(self.as_dict(), sort_keys=True, ensure_ascii=False)
+
+
+def _creature_dicts(creatures: tuple[CreatureView, ...]) -> list[dict[str, Any]]:
+    return [c.as_dict() for c in creatures]
+
+
+def _option_dicts(options: tuple[ActionOption, ...]) -> list[dict[str, Any]]:
+    return [o.as_dict() for o in options]
+
+
+def _log_dicts(log: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
+    return [dict(e) for e in log]
+
+
+class DictMemo:
+    """The parts of views already made into JSON-ready data, by the part itself: views of one
+    state share their parts (:class:`Shared`), so each is converted once. Keyed on the part's
+    identity, each kept alive here, so a key never names another object; meant for one call
+    (:func:`views_as_dicts`). The data it returns is shared between views: read it only."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[object, Any]] = {}
+
+    def __call__(self, part: T, make: Callable[[T], R]) -> R:
+        found = self._made.get(id(part))
+        if found is not None and found[0] is part:
+            made: R = found[1]
+            return made
+        made = make(part)
+        self._made[id(part)] = (part, made)
+        return made
+
+
+def views_as_dicts(seen: Mapping[str, TableView]) -> dict[str, dict[str, Any]]:
+    """Each view of :func:`views` as JSON-ready data (:meth:`TableView.as_dict`), the parts the
+    views share converted once (a broadcast's payloads)."""
+    memo = DictMemo()
+    return {viewer: tv.as_dict(memo) for viewer, tv in seen.items()}
 
 
 def view(
@@ -260,6 +308,8 @@ def view(
     *,
     answers_for: Iterable[str] | None = None,
     log: Iterable[Mapping[str, Any]] | None = None,
+    shared: Shared | None = None,
+    log_memo: LogMemo | None = None,
 ) -> TableView:
     """The encounter as ``viewer`` (``"gm"``, a creature id, or :data:`SCREEN`: a table
     screen, which sees what players see and answers for no one) may see it.
@@ -273,22 +323,20 @@ def view(
     player's may not.
     ``log``: the log entries if already worked out for another viewer who sees the log alike
     (:func:`views`: every player sees the same log, the GM another).
+    ``shared``: the work of other viewers' views of this same state (:class:`Shared`), reused
+    where it is theirs alike; ``log_memo``: log entries worked out for earlier states of this
+    encounter (:class:`~caltrop.table.log.LogMemo`). Neither changes what the view holds.
     Raises :class:`InvalidActionError` for a viewer that is neither the GM nor a creature.
     """
     if viewer not in (GM, SCREEN):
         encounter.index(viewer)  # raises, naming the known ids
     shown = visibility or {}
-    seen = _Sight(encounter, viewer, shown)
-    creatures = tuple(
-        _creature(encounter, i, viewer, shown.get(c.id, NPC_DEFAULT))
-        for i, c in enumerate(encounter.creatures)
-    )
+    if shared is None or shared.enc is not encounter or shared.shown != shown:
+        shared = Shared(encounter, shown)
+    seen = shared.sight(viewer == GM)
+    creatures = shared.creatures(viewer)
     pending = encounter.pending_roll
-    waiting = (
-        _waiting_on(encounter)
-        if pending is not None and pending.kind is not RollKind.INITIATIVE
-        else ()
-    )
+    waiting = shared.waiting
     actors = (
         [
             GM,
@@ -319,35 +367,133 @@ def view(
         over=encounter.over,
         winner=encounter.winner.value if encounter.winner else None,
         creatures=creatures,
-        pending=_pending(encounter, pending, seen, waiting) if pending is not None else None,
+        pending=shared.pending(viewer == GM) if pending is not None else None,
         # the GM screen's PCs as their seats see them; the terminal's (answers_for) as the GM
         options={
-            actor: tuple(
-                _options(
-                    encounter, actor, seen if answers_for is not None else _sight_of(seen, actor)
-                )
+            actor: shared.options(
+                actor, viewer == GM if answers_for is not None else _sees_as_gm(seen, actor)
             )
             for actor in actors
         },
-        log=tuple(log_entries(encounter, viewer, visibility=shown) if log is None else log),
+        log=tuple(
+            (log_memo or LogMemo()).entries(encounter, viewer, shown) if log is None else log
+        ),
         conditions=settable_conditions(encounter.definition.ruleset),
     )
 
 
 def views(
-    encounter: Encounter, viewers: Iterable[str], visibility: Mapping[str, Reveal] | None = None
+    encounter: Encounter,
+    viewers: Iterable[str],
+    visibility: Mapping[str, Reveal] | None = None,
+    *,
+    log_memo: LogMemo | None = None,
 ) -> dict[str, TableView]:
-    """The view of each of ``viewers`` (as :func:`view`), the log worked out once for the GM
-    and once for all the players (an event reads the same to every player,
-    :func:`~caltrop.table.events.visible_event`): a broadcast's views."""
+    """The view of each of ``viewers`` (as :func:`view`) of one state, worked out once where
+    viewers see alike (:class:`Shared`: every player sees the same pending roll, the same NPCs
+    and the same odds; a PC's options are the same on its seat and on the GM's screen) and the
+    log once for the GM and once for all the players (an event reads the same to every
+    player, :func:`~caltrop.table.events.visible_event`): a broadcast's views. ``log_memo``
+    keeps the log entries of earlier states of the encounter (each command adds one)."""
+    shown = visibility or {}
+    shared = Shared(encounter, shown)
+    memo = log_memo if log_memo is not None else LogMemo()
     logs: dict[bool, tuple[dict[str, Any], ...]] = {}
     out: dict[str, TableView] = {}
     for viewer in viewers:
         key = viewer == GM
         if key not in logs:
-            logs[key] = tuple(log_entries(encounter, viewer, visibility=visibility or {}))
-        out[viewer] = view(encounter, viewer, visibility, log=logs[key])
+            logs[key] = tuple(memo.entries(encounter, viewer, shown))
+        out[viewer] = view(encounter, viewer, shown, log=logs[key], shared=shared)
     return out
+
+
+class Shared:
+    """The parts of one state's views that do not depend on which viewer asks, only on whether
+    it is the GM (issue 20 §5: the five seats of a table cost one view's work, not five). A
+    player's sight is the same for every player (:class:`_Sight`: the party whole, each NPC
+    as its :class:`Reveal` says), so the pending roll, the creatures (but for where a creature
+    unaware of another does not see it, R39) and a creature's options worked out with a
+    player's sight are worked out once and shared. Held only for one state: keyed on the
+    encounter object itself and the visibility, which :func:`view` checks."""
+
+    __slots__ = ("_creatures", "_options", "_pending", "_sights", "_waiting", "enc", "shown")
+
+    def __init__(self, enc: Encounter, shown: Mapping[str, Reveal]) -> None:
+        self.enc = enc
+        self.shown = shown
+        self._sights: dict[bool, _Sight] = {}
+        self._options: dict[tuple[str, bool], tuple[ActionOption, ...]] = {}
+        self._pending: dict[bool, PendingView] = {}
+        self._creatures: dict[bool, tuple[CreatureView, ...]] = {}
+        self._waiting: tuple[str, ...] | None = None
+
+    def sight(self, gm: bool) -> _Sight:
+        """The GM's sight, or every player's (the same for each: see the class doc)."""
+        found = self._sights.get(gm)
+        if found is None:
+            found = self._sights[gm] = _Sight(self.enc, GM if gm else _A_PLAYER, self.shown)
+        return found
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        """Who is still to answer the pending roll (:func:`_waiting_on`), once per state."""
+        if self._waiting is None:
+            pending = self.enc.pending_roll
+            self._waiting = (
+                _waiting_on(self.enc)
+                if pending is not None and pending.kind is not RollKind.INITIATIVE
+                else ()
+            )
+        return self._waiting
+
+    def options(self, actor: str, gm: bool) -> tuple[ActionOption, ...]:
+        """``actor``'s options worked out with the GM's sight or a player's."""
+        key = (actor, gm)
+        found = self._options.get(key)
+        if found is None:
+            found = self._options[key] = tuple(_options(self.enc, actor, self.sight(gm)))
+        return found
+
+    def pending(self, gm: bool) -> PendingView:
+        found = self._pending.get(gm)
+        if found is None:
+            top = self.enc.pending_roll
+            assert top is not None
+            found = self._pending[gm] = _pending(self.enc, top, self.sight(gm), self.waiting)
+        return found
+
+    def creatures(self, viewer: str) -> tuple[CreatureView, ...]:
+        """Each creature as ``viewer`` sees it: the GM's or the players' list, with a creature
+        the viewer's own is unaware of shown without its position (R39); a table screen shows
+        no position that any creature is unaware of."""
+        gm = viewer == GM
+        base = self._creatures.get(gm)
+        if base is None:
+            base = self._creatures[gm] = tuple(
+                _creature(self.enc, i, gm, self.shown.get(c.id, NPC_DEFAULT))
+                for i, c in enumerate(self.enc.creatures)
+            )
+        if gm:
+            return base
+        unaware: Collection[str]
+        if viewer == SCREEN:  # a shared screen shows no position that anyone is unaware of
+            unaware = frozenset(
+                cid for r in self.enc.resources for cid in getattr(r, "unaware_of", ())
+            )
+        else:
+            unaware = getattr(self.enc.resources[self.enc.index(viewer)], "unaware_of", ())
+        if not unaware:
+            return base
+        return tuple(
+            dataclasses.replace(c, position=None) if c.id in unaware and c.id != viewer else c
+            for c in base
+        )
+
+
+#: the viewer a player's shared sight is made with: a player's sight does not depend on which
+#: player it is (:meth:`_Sight._reveal` asks only whether the viewer is the GM)
+_A_PLAYER = "player"
 
 
 class _Sight:
@@ -388,12 +534,13 @@ class _Sight:
         return odds.as_dict()
 
 
-def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureView:
+def _creature(enc: Encounter, i: int, gm: bool, reveal: Reveal) -> CreatureView:
     """The GM sees every creature whole, a player every player character whole (the party's
-    own sheets) and each NPC as its :class:`Reveal` says."""
+    own sheets) and each NPC as its :class:`Reveal` says; its position as everyone aware of it
+    sees it (:meth:`Shared.creatures` takes it away from a viewer who is not)."""
     c = enc.creatures[i]
-    shown = _shown(reveal) if viewer == GM and c.side is Side.NPC else None
-    if viewer == GM or c.side is Side.PC:
+    shown = _shown(reveal) if gm and c.side is Side.NPC else None
+    if gm or c.side is Side.PC:
         reveal = Reveal(HealthShown.EXACT, aspects=True, resources=True)
     max_health = c.max_health if c.max_health is not None else c.health
     exact = reveal.health is HealthShown.EXACT
@@ -415,7 +562,7 @@ def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureVi
         actions={a.name: a.cost for a in c.actions} if reveal.aspects else None,
         stats=dict(c.stats) if reveal.aspects and c.stats else None,
         carries=_carries(enc, i),
-        position=_position(enc, i, viewer),
+        position=_position(enc, i),
         shown=shown,
         movement=movement(enc, i) if reveal.aspects and reveal.resources else None,
     )
@@ -441,21 +588,14 @@ def _conditions(enc: Encounter, i: int) -> tuple[str, ...]:
     return tracked
 
 
-def _position(enc: Encounter, i: int, viewer: str) -> tuple[float, float] | None:
+def _position(enc: Encounter, i: int) -> tuple[float, float] | None:
     """Where creature ``i`` stands (R34), for everyone who can see it: positions are no secret
     at a table, but a player's creature unaware of it (R39 stealth, ``gm: set … aware … off``)
-    does not see where it is."""
+    does not see where it is (:meth:`Shared.creatures`)."""
     state = enc.resources[i]
     x, y = getattr(state, "x", None), getattr(state, "y", None)
     if x is None or y is None:
         return None
-    if viewer == SCREEN:  # a shared screen shows no one's position that anyone is unaware of
-        unaware = any(enc.creatures[i].id in getattr(r, "unaware_of", ()) for r in enc.resources)
-        return None if unaware else (float(x), float(y))
-    if viewer != GM and viewer != enc.creatures[i].id:
-        watcher = enc.resources[enc.index(viewer)]
-        if enc.creatures[i].id in getattr(watcher, "unaware_of", ()):
-            return None
     return (float(x), float(y))
 
 
@@ -547,19 +687,20 @@ def _deciding_pcs(enc: Encounter, waiting: tuple[str, ...]) -> list[str]:
     return [c.id for c in enc.creatures if c.side is Side.PC and c.id in deciding]
 
 
-def _sight_of(seen: _Sight, actor: str) -> _Sight:
-    """The sight ``actor``'s options are worked out with: a PC's as its own seat sees them
-    (the same pool and odds a seat gets, even on the GM's screen: an NPC's hidden Aspects are
-    not pinned by the GM's tapping for a player), the GM's and the NPCs' as the viewer sees."""
+def _sees_as_gm(seen: _Sight, actor: str) -> bool:
+    """Whether ``actor``'s options are worked out with the GM's sight: a PC's are as its own
+    seat sees them (the same pool and odds a seat gets, even on the GM's screen: an NPC's
+    hidden Aspects are not pinned by the GM's tapping for a player), the GM's and the NPCs' as
+    the viewer sees."""
     if seen.viewer != GM or actor == GM or seen.enc.creature(actor).side is not Side.PC:
-        return seen
-    return _Sight(seen.enc, actor, seen.shown)
+        return seen.viewer == GM
+    return False
 
 
 def _waiting_on(enc: Encounter) -> tuple[str, ...]:
     """Who is still to answer the pending roll, in the engine's order: each is asked in turn
     (R15); found by passing for each on a clone, so it is the engine's own answer."""
-    probe = enc.clone()
+    probe = enc.look_ahead()
     waiting: list[str] = []
     for _ in range(len(enc.creatures) + 1):
         who = probe.current()
@@ -734,4 +875,6 @@ __all__ = [
     "PendingView",
     "TableView",
     "view",
+    "views",
+    "views_as_dicts",
 ]
