@@ -91,6 +91,7 @@ ROUTES: Final = (
     Route("POST", "/table/visibility", seat=True),
     Route("POST", "/table/seats/*/reissue", seat=True),
     Route("POST", "/table/encounters", seat=True),
+    Route("POST", "/table/chance", seat=True),
 )
 #: the limits of a request no route of ROUTES matches
 ANY: Final = Route("*", "*")

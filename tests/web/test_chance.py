@@ -1,0 +1,164 @@
+"""The live chance of winning on the sockets (issue 23 item 4): the GM's screen socket is sent
+the panel after every command, worked out off the command path; a player's sockets are sent
+nothing of it until the GM shows it (tested on every payload, not on the page); the switch is
+the table's, kept in the database across a restart; a player cannot set it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from caltrop.web import Settings, create_app
+from caltrop.web.seating import COOKIE
+from tests.web.test_api import bearer, new_table, send
+
+#: fights per answer here (the figure's precision is not what these tests are about)
+N = 200
+ORIGIN = {"Origin": "http://testserver"}
+
+
+def chance_app(url: str) -> TestClient:
+    return TestClient(
+        create_app(
+            Settings(database_url=url, base_url="http://testserver", chance=True, chance_n=N)
+        )
+    )
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'caltrop.db'}"
+
+
+@pytest.fixture
+def client(url: str) -> Iterator[TestClient]:
+    with chance_app(url) as client:
+        yield client
+
+
+def cookie(token: str) -> dict[str, str]:
+    return {"cookie": f"{COOKIE}={token}"}
+
+
+def until(ws: WebSocketTestSession, found: str) -> list[str]:
+    """Every message of a screen socket up to the first that holds ``found``."""
+    got: list[str] = []
+    while not got or found not in got[-1]:
+        got.append(ws.receive_text())
+    return got
+
+
+def figure(panel: str) -> tuple[int, str]:
+    """The seq a panel's figure is after, and the figure."""
+    matched = re.search(r"PCs win ([\d.]+%)</strong>.*?after #(\d+)", panel, re.S)
+    assert matched is not None, panel
+    return int(matched[2]), matched[1]
+
+
+def panel_after(ws: WebSocketTestSession, seq: int) -> str:
+    """The first chance panel the screen socket is sent with the figure after event ``seq``."""
+    while True:
+        text = ws.receive_text()
+        if 'id="chance"' in text and "PCs win" in text and figure(text)[0] == seq:
+            return text
+
+
+def show(client: TestClient, token: str, shown: bool) -> Any:
+    return client.post(
+        "/table/chance", data={"shown": "1"} if shown else {}, headers={**ORIGIN, **cookie(token)}
+    )
+
+
+def test_the_gm_is_sent_the_chance_after_each_command_and_a_player_nothing_until_shown(
+    client: TestClient,
+) -> None:
+    table = new_table(client, "orc-bridge")
+    gm, bron = table["gm"]["token"], table["players"]["bron"]["token"]
+    with (
+        client.websocket_connect("/ws/screen", headers=cookie(gm)) as gm_ws,
+        client.websocket_connect("/ws/screen", headers=cookie(bron)) as bron_ws,
+        client.websocket_connect("/ws", headers=bearer(bron)) as bron_json,
+    ):
+        bron_json.send_json({"hello": {"last_seq": -1, "chance": True}})
+        start = panel_after(gm_ws, 0)
+        assert "fights played on under tactical" in start
+        assert 'class="line"' in start
+        assert 'name="shown"' in start  # the GM's switch
+        assert send(client, bron, "bron: strike orc-brute").status_code == 200
+        after = panel_after(gm_ws, 1)
+        assert figure(after) != figure(start) or after.count(",") > start.count(",")
+        # the GM was told; the player's sockets would have been told at the same moment
+        bron_json.send_text("nonsense")  # answered after whatever was queued for it
+        payloads = [bron_json.receive_json()]
+        while payloads[-1]["type"] != "error":
+            payloads.append(bron_json.receive_json())
+        assert "chance" not in {p["type"] for p in payloads}
+        bron_ws.send_text("resync")
+        screens = until(bron_ws, 'id="live"')
+        assert not any('id="chance"' in s or "PCs win" in s for s in screens)
+
+        assert show(client, bron, True).status_code == 403  # the GM's switch only
+        assert show(client, gm, True).status_code == 200
+        shown = panel_after(bron_ws, 1)
+        assert figure(shown) == figure(panel_after(gm_ws, 1))
+        assert 'name="shown"' not in shown  # a player has no switch
+        told = bron_json.receive_json()
+        while told["type"] != "chance":
+            told = bron_json.receive_json()
+        assert told["chance"]["now"]["seq"] == 1
+        assert told["chance"]["shown"] is True
+        assert 0 <= told["chance"]["now"]["lo"] <= told["chance"]["now"]["p"] <= 1
+
+        assert show(client, gm, False).status_code == 200
+        hidden = until(bron_ws, 'id="chance"')[-1]
+        assert "hidden" in hidden
+        assert "PCs win" not in hidden
+        told = bron_json.receive_json()
+        while told["type"] != "chance":
+            told = bron_json.receive_json()
+        assert told["chance"] is None
+        assert send(client, gm, "gm: pass all").status_code == 200
+        panel_after(gm_ws, 2)
+        bron_json.send_text("nonsense")
+        payloads = [bron_json.receive_json()]
+        while payloads[-1]["type"] != "error":
+            payloads.append(bron_json.receive_json())
+        assert "chance" not in {p["type"] for p in payloads}
+
+
+def test_a_json_socket_is_sent_the_chance_only_if_its_hello_asks(client: TestClient) -> None:
+    table = new_table(client, "duel")
+    gm = table["gm"]["token"]
+    with (
+        client.websocket_connect("/ws", headers=bearer(gm)) as plain,
+        client.websocket_connect("/ws", headers=bearer(gm)) as asking,
+    ):
+        plain.send_json({"hello": {"last_seq": 0}})
+        asking.send_json({"hello": {"last_seq": 0, "chance": True}})
+        told = asking.receive_json()
+        while told["type"] != "chance" or told["chance"]["now"] is None:
+            told = asking.receive_json()
+        assert told["chance"]["now"]["how"] == "start"
+        assert told["chance"]["now"]["n"] == N
+        assert plain.receive_json()["type"] == "view"
+        plain.send_text("nonsense")
+        assert plain.receive_json()["type"] == "error"  # nothing of the chance between
+
+
+def test_the_switch_is_the_tables_and_outlives_a_restart(url: str) -> None:
+    with chance_app(url) as client:
+        table = new_table(client)
+        gm = table["gm"]["token"]
+        assert show(client, gm, True).status_code == 200
+    with chance_app(url) as client:
+        bron = table["players"]["bron"]["token"]
+        with client.websocket_connect("/ws/screen", headers=cookie(bron)) as ws:
+            assert figure(panel_after(ws, 0))[0] == 0
+        assert show(client, gm, False).text.endswith("hidden from the players</span>")
+        assert client.app.state.tables.repository.chance_shown(table["table_id"]) is False  # type: ignore[attr-defined]
