@@ -162,3 +162,35 @@ def test_the_switch_is_the_tables_and_outlives_a_restart(url: str) -> None:
             assert figure(panel_after(ws, 0))[0] == 0
         assert show(client, gm, False).text.endswith("hidden from the players</span>")
         assert client.app.state.tables.repository.chance_shown(table["table_id"]) is False  # type: ignore[attr-defined]
+
+
+def test_the_turning_points_are_labelled_with_their_events_as_the_log_says_them() -> None:
+    """The panel's view model (web/chance.py): the figure now, the line in seq order, and the
+    biggest swings, each named by the log's words for the event that made it."""
+    from caltrop.content import load_encounter
+    from caltrop.core.commands import parse_command
+    from caltrop.encounter import Encounter
+    from caltrop.table.log import log_entries
+    from caltrop.web.chance import chance_view, labels_of, render_panel
+
+    encounter = Encounter.begin(load_encounter("orc-bridge"), 3)
+    for text in ("bron: strike orc-brute", "gm: pass all", "roll", "bron: end turn"):
+        encounter.apply(parse_command(text))
+    head = len(encounter.events) - 1
+    ps = [0.6, 0.6, 0.62, 0.9, 0.85][: head + 1]
+    answers = {s: {"p": p, "lo": p - 0.05, "hi": p + 0.05, "n": N} for s, p in enumerate(ps)}
+    logged = {e["seq"]: e["text"] for e in log_entries(encounter, "gm")}
+    labels = labels_of(encounter, list(range(1, head + 1)), {}, "gm")
+    assert labels == {s: logged[s] for s in range(1, head + 1)}
+    view = chance_view(answers, head, labels, shown=False)
+    assert view["now"]["seq"] == head
+    assert view["behind"] == 0
+    assert [t["seq"] for t in view["turns"]] == [3, 4, 2]  # |+0.28|, |−0.05|, |+0.02|
+    assert view["turns"][0]["text"] == logged[3]
+    assert "rolls" in logged[3]
+    panel = render_panel(view, gm=True)
+    assert panel.count("<li>") == 3
+    assert logged[3].replace("'", "&#39;").split(" → ")[0] in panel
+    assert len(view["chart"]["line"].split()) == head + 1
+    assert render_panel(view, gm=False).count('name="shown"') == 0
+    assert "PCs win" not in render_panel(None, gm=False)

@@ -322,11 +322,12 @@ class Tables:
             )
         self.repository.set_chance_shown(seat.table_id, shown)
 
-    def playing(self, table_id: str) -> tuple[int, Encounter]:
-        """The table's current encounter id and its state at the log's head: the cached state
-        itself (never changed in place: a commit replaces it), for a reader that only reads."""
+    def playing(self, table_id: str) -> tuple[Located, Encounter]:
+        """Where the table is (its current encounter, head, visibility) and that encounter's
+        state at the head: the cached state itself (never changed in place: a commit replaces
+        it), for a reader that only reads."""
         located = self.repository.locate(table_id)
-        return located.encounter_id, self._at_head(located)
+        return located, self._at_head(located)
 
     def next_encounter(
         self,

@@ -117,9 +117,25 @@ def point(job: tuple[tuple[str, int], list[dict[str, Any]], int, int | None]) ->
 
 
 def _pool() -> ProcessPoolExecutor:
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
+    """One worker process, spawned (a child of the server, never a fork of it: the server holds
+    threads), so that it goes with the server (:meth:`ChanceWorker.stop` ends it)."""
+    context = multiprocessing.get_context("spawn")
     return ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_child_start)
+
+
+def _end(executor: ProcessPoolExecutor) -> None:
+    """Stop the worker process at once (an answer may take seconds): cancelled, terminated,
+    reaped."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=5)
 
 
 # -- the view model -------------------------------------------------------------------------------
@@ -264,7 +280,7 @@ class ChanceWorker:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            await run_in_threadpool(_end, self._executor)
             self._executor = None
 
     async def _run(self) -> None:
@@ -328,9 +344,9 @@ class ChanceWorker:
         return len(lacking) > 1
 
     def _read(self, table_id: str) -> tuple[int, Encounter, Mapping[str, Any], bool]:
-        encounter_id, encounter = self.service.playing(table_id)
-        visibility = self.service.repository.locate(table_id).visibility
-        return encounter_id, encounter, visibility, self.service.repository.chance_shown(table_id)
+        located, encounter = self.service.playing(table_id)
+        shown = self.service.repository.chance_shown(table_id)
+        return located.encounter_id, encounter, located.visibility, shown
 
     async def _ask(self, job: Any) -> dict[str, Any] | None:
         """The worker process's answer (a new process if the last one died)."""
@@ -341,6 +357,7 @@ class ChanceWorker:
             return await loop.run_in_executor(self._executor, point, job)
         except BrokenProcessPool:
             log.warning("the chance worker process died; starting another")
+            _end(self._executor)
             self._executor = None
             return None
 
