@@ -116,6 +116,18 @@ def point(job: tuple[tuple[str, int], list[dict[str, Any]], int, int | None]) ->
     return chance_at(state, seed=live_seed(key[0], seq), n=n).as_dict()
 
 
+def warm() -> None:
+    """Load the compiled Action Load kernels in the worker process (numba's cache, or compile
+    them) before any table asks: Duel from its start, and from its first attack roll."""
+    from caltrop.content import load_encounter
+    from caltrop.sim.tactics import TacticalPolicy
+
+    duel = Encounter.begin(load_encounter("duel"), 0)
+    chance_at(duel, seed=0, n=8)
+    duel.apply(TacticalPolicy().choose(duel, duel.current()))
+    chance_at(duel, seed=0, n=8)
+
+
 def _pool() -> ProcessPoolExecutor:
     """One worker process, spawned (a child of the server, never a fork of it: the server holds
     threads), so that it goes with the server (:meth:`ChanceWorker.stop` ends it)."""
@@ -263,6 +275,7 @@ class ChanceWorker:
         )
         self._task: asyncio.Task[None] | None = None
         self._executor: ProcessPoolExecutor | None = None
+        self._warming: asyncio.Future[None] | None = None
         #: answers worked out, by this worker (tests and benchmarks read it)
         self.answered = 0
 
@@ -272,13 +285,18 @@ class ChanceWorker:
         self._wake.set()
 
     async def start(self) -> None:
+        """The background task, and the worker process started and warmed (:func:`warm`)."""
         self._task = asyncio.create_task(self._run())
+        self._executor = _pool()
+        self._warming = asyncio.get_running_loop().run_in_executor(self._executor, warm)
 
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        if self._warming is not None:
+            self._warming.cancel()
         if self._executor is not None:
             await run_in_threadpool(_end, self._executor)
             self._executor = None
