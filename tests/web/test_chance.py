@@ -194,3 +194,33 @@ def test_the_turning_points_are_labelled_with_their_events_as_the_log_says_them(
     assert len(view["chart"]["line"].split()) == head + 1
     assert render_panel(view, gm=False).count('name="shown"') == 0
     assert "PCs win" not in render_panel(None, gm=False)
+
+
+def test_the_worker_answers_from_the_log_as_the_sim_answers_from_the_state() -> None:
+    """The worker process replays the log it is sent (only the events it lacks, after the
+    first job) and answers as :func:`caltrop.sim.live.chance_at` does from the same state, on
+    the seed of the table and the seq; a job whose earlier events it lacks is sent back."""
+    from caltrop.content import encounter_to_dict, load_encounter
+    from caltrop.core.commands import parse_command
+    from caltrop.encounter import Encounter
+    from caltrop.sim.live import chance_at, live_seed
+    from caltrop.web import chance
+
+    definition = load_encounter("orc-bridge")
+    header = {"definition": encounter_to_dict(definition)}  # as a table's log has it
+    encounter = Encounter.begin(definition, 4, header=header)
+    states = [encounter.clone()]
+    for text in ("bron: strike orc-brute", "gm: pass all", "roll"):
+        encounter.apply(parse_command(text))
+        states.append(encounter.clone())
+    events = [dict(e) for e in encounter.events]
+    key = ("table-x", 1)
+    assert chance.point((key, 2, events[2:], 3, N)) == {"resend": True}  # it has none before
+    first = chance.point((key, 0, events[:2], 1, N))
+    assert first == chance_at(states[1], seed=live_seed("table-x", 1), n=N).as_dict()
+    later = chance.point((key, 2, events[2:], 3, N))  # only the events it lacks
+    assert later == chance_at(states[3], seed=live_seed("table-x", 3), n=N).as_dict()
+    again = chance.point((key, 4, [], 2, N))  # an earlier seq: from the states it kept
+    assert again == chance_at(states[2], seed=live_seed("table-x", 2), n=N).as_dict()
+    assert first["n"] == N
+    assert first["how"] == "resume"

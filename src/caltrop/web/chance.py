@@ -75,6 +75,8 @@ CHART_PAD: Final = 4.0
 
 #: per encounter (table id, encounter id): the definition replayed and each state passed, by seq
 _KEPT: dict[tuple[str, int], tuple[Mapping[str, Any], dict[int, Encounter]]] = {}
+#: per encounter: its log's events sent so far (each job sends only those the worker lacks)
+_LOGS: dict[tuple[str, int], list[dict[str, Any]]] = {}
 
 
 def _child_start() -> None:
@@ -91,6 +93,8 @@ def _state_at(key: tuple[str, int], events: Sequence[Mapping[str, Any]], seq: in
     if kept is None or kept[0] != events[0]:
         if len(_KEPT) >= KEPT_ENCOUNTERS:
             _KEPT.pop(next(iter(_KEPT)))
+            for other in [k for k in _LOGS if k not in _KEPT and k != key]:
+                del _LOGS[other]
         definition = log_definition(events)
         kept = (events[0], {0: Encounter.replay(definition, events[:1])})
         _KEPT[key] = kept
@@ -108,11 +112,24 @@ def _state_at(key: tuple[str, int], events: Sequence[Mapping[str, Any]], seq: in
     return state
 
 
-def point(job: tuple[tuple[str, int], list[dict[str, Any]], int, int | None]) -> dict[str, Any]:
-    """One answer, in the worker process: the chance after event ``seq`` of the log
-    ``events`` (the ``n`` fights of :func:`caltrop.sim.live.chance_at`, None its default)."""
-    key, events, seq, n = job
-    state = _state_at(key, events, seq)
+#: a job: the encounter's key, where the events sent start in its log, those events, the seq to
+#: answer after, and the fights to play (None: the default)
+Job = tuple[tuple[str, int], int, list[dict[str, Any]], int, int | None]
+
+
+def point(job: Job) -> dict[str, Any]:
+    """One answer, in the worker process: the chance after event ``seq`` of the encounter's log
+    (the ``n`` fights of :func:`caltrop.sim.live.chance_at`, None its default). The job brings
+    the events from ``start`` on; ``{"resend": True}`` if this process lacks those before."""
+    key, start, events, seq, n = job
+    log = _LOGS.setdefault(key, [])
+    if start > len(log):
+        return {"resend": True}
+    if events:
+        log[start:] = events
+    if len(log) <= seq:
+        return {"resend": True}
+    state = _state_at(key, log, seq)
     return chance_at(state, seed=live_seed(key[0], seq), n=n).as_dict()
 
 
@@ -276,6 +293,8 @@ class ChanceWorker:
         self._task: asyncio.Task[None] | None = None
         self._executor: ProcessPoolExecutor | None = None
         self._warming: asyncio.Future[None] | None = None
+        #: per encounter: how many of its log's events the worker process has been sent
+        self._sent: dict[tuple[str, int], int] = {}
         #: answers worked out, by this worker (tests and benchmarks read it)
         self.answered = 0
 
@@ -330,6 +349,8 @@ class ChanceWorker:
         subscribers = [s for s in self.hub.subscribers(table_id) if wants(s)]
         if not subscribers:
             self._series.pop(table_id, None)
+            for key in [k for k in self._sent if k[0] == table_id]:
+                del self._sent[key]
             return False
         encounter_id, encounter, visibility, shown = await run_in_threadpool(self._read, table_id)
         series = self._series.get(table_id)
@@ -346,20 +367,25 @@ class ChanceWorker:
         if not lacking:
             return False
         seq = lacking[0]
-        job = (
-            (table_id, encounter_id),
-            [dict(e) for e in encounter.events[: seq + 1]],
-            seq,
-            self.n,
-        )
-        answer = await self._ask(job)
-        if answer is None:
+        key = (table_id, encounter_id)
+        answer = await self._ask(self._job(key, encounter, seq))
+        if answer is not None and answer.get("resend"):  # a new worker process, say
+            self._sent.pop(key, None)
+            answer = await self._ask(self._job(key, encounter, seq))
+        if answer is None or answer.get("resend"):
             return False
+        self._sent[key] = max(self._sent.get(key, 0), seq + 1)
         series.answers[seq] = answer
         series.version += 1
         self.answered += 1
         await self._tell(table_id, series, encounter, visibility, shown)
         return len(lacking) > 1
+
+    def _job(self, key: tuple[str, int], encounter: Encounter, seq: int) -> Job:
+        """The job of the answer after ``seq``, with the events the worker lacks up to it."""
+        sent = self._sent.get(key, 0)
+        tail = [dict(e) for e in encounter.events[sent : seq + 1]]
+        return (key, sent, tail, seq, self.n)
 
     def _read(self, table_id: str) -> tuple[int, Encounter, Mapping[str, Any], bool]:
         located, encounter = self.service.playing(table_id)
@@ -377,6 +403,7 @@ class ChanceWorker:
             log.warning("the chance worker process died; starting another")
             _end(self._executor)
             self._executor = None
+            self._sent.clear()
             return None
 
     async def _tell(
