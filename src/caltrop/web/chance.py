@@ -446,10 +446,11 @@ class ChanceWorker:
         gm: bool,
     ) -> dict[str, Any]:
         head = len(encounter.events) - 1
-        bare = chance_view(series.answers, head, {}, shown=shown)
+        answers = series.answers
+        turns = turning_points([(seq, answer["p"]) for seq, answer in answers.items()])
         viewer = GM if gm else _a_player(encounter)
-        labels = labels_of(encounter, [t["seq"] for t in bare["turns"]], visibility, viewer)
-        return chance_view(series.answers, head, labels, shown=shown)
+        labels = labels_of(encounter, [t.seq for t in turns], visibility, viewer)
+        return chance_view(answers, head, labels, shown=shown)
 
 
 def _a_player(encounter: Encounter) -> str:
