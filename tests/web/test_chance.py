@@ -224,3 +224,29 @@ def test_the_worker_answers_from_the_log_as_the_sim_answers_from_the_state() -> 
     assert again == chance_at(states[2], seed=live_seed("table-x", 2), n=N).as_dict()
     assert first["n"] == N
     assert first["how"] == "resume"
+
+
+def test_the_newest_event_is_answered_first_and_the_line_filled_in_after(url: str) -> None:
+    """The newest event is answered first (the worker asks for the head's answer before any
+    older one's): four commands in the log before the GM's screen opens, the first figure it is
+    sent is after the last of them, it stays there, and the line's earlier points are filled in
+    after it, back to the start."""
+    with chance_app(url) as client:
+        table = new_table(client, "orc-bridge")
+        gm, bron = table["gm"]["token"], table["players"]["bron"]["token"]
+        for text in ("gm: set bron load 1", "gm: set bron load 0", "gm: set aria load 1"):
+            assert send(client, gm, text).status_code == 200
+        assert send(client, bron, "bron: strike orc-brute").status_code == 200
+        with client.websocket_connect("/ws/screen", headers=cookie(gm)) as ws:
+            seen: list[int] = []
+            points = 0
+            while points < 5:
+                text = ws.receive_text()
+                if 'id="chance"' in text and "PCs win" in text:
+                    seen.append(figure(text)[0])
+                    line = re.search(r'class="line" points="([^"]*)"', text)
+                    assert line is not None
+                    points = len(line[1].split())
+        assert seen[0] == 4  # the head first, whatever came before it
+        assert seen == sorted(seen)
+        assert set(seen) == {4}
