@@ -250,3 +250,13 @@ def test_the_newest_event_is_answered_first_and_the_line_filled_in_after(url: st
         assert seen[0] == 4  # the head first, whatever came before it
         assert seen == sorted(seen)
         assert set(seen) == {4}
+
+
+def test_a_server_without_the_chance_shows_no_panel(url: str) -> None:
+    with TestClient(create_app(Settings(database_url=url, base_url="http://testserver"))) as client:
+        table = new_table(client)
+        page = client.get("/table", headers=cookie(table["gm"]["token"])).text
+        assert '<div id="chance" hidden></div>' in page
+        assert "Chance of winning" not in page
+        with client.websocket_connect("/ws/screen", headers=cookie(table["gm"]["token"])) as ws:
+            assert 'id="chance"' not in ws.receive_text()
