@@ -20,7 +20,8 @@ from caltrop.dice.parse import (
 )
 from caltrop.sim import overrides
 from caltrop.store import service
-from caltrop.web import limits, memory, protocol, ratelimit, settings
+from caltrop.web import builder_runs, limits, memory, protocol, ratelimit, settings
+from caltrop.web.routes import builder
 
 LIMITS = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text(encoding="utf-8")
 
@@ -55,6 +56,9 @@ LIMITS = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text(
         (limits.UPLOAD_BODY_BYTES, "| 8,454,144 bytes (8 MiB of files, 64 KiB"),
         (limits.PAGE_UPLOAD_BODY_BYTES, "| 21,037,056 bytes (the log limit and 64 KiB"),
         (limits.UPLOAD_SLACK_BYTES // 1024, "64 KiB of multipart framing"),
+        (limits.BUILDER_BODY_BYTES, "| 2,097,152 bytes (a content file's limit"),
+        (builder_runs.MAX_WAITING, "4 waiting or running at most"),
+        (builder.MAX_FORM_FIELDS, "| fields in one builder form | 20,000 |"),
         (service.MAX_UPLOAD_BYTES // 2**20, "(8 MiB of files"),
         (protocol.HEADER_SECONDS, "| 10 s | `408`"),
         (protocol.MAX_HEADER_BYTES, "| 64 KiB (65,536 bytes) | `431`"),

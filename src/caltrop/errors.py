@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "BusyError",
     "CaltropError",
     "ConflictError",
     "ContentError",
@@ -44,6 +45,7 @@ __all__ = [
     "ReplayMismatchError",
     "SimulationError",
     "StateSpaceTooLargeError",
+    "SupersededError",
     "TacticalMismatchError",
     "TooLargeError",
     "UnknownPolicyError",
@@ -190,6 +192,11 @@ class PointsTacticalMismatchError(CaltropError):
     Point tactical kernel did (as :class:`TacticalMismatchError`, for Action Points)."""
 
 
+class SupersededError(CaltropError):
+    """A builder's difficulty computation that a newer change of the same draft replaced
+    (issue 23 item 3): stopped at its next step, its answer never sent."""
+
+
 class DifficultyError(CaltropError, ValueError):
     """A difficulty question that cannot be asked as put (a bad sample size, seed or budget)."""
 
@@ -242,6 +249,11 @@ class RefusedError(RefusalError):
 
 class FormError(RefusedError):
     """A web form that does not make a command: the message says which field is wrong."""
+
+
+class BusyError(RefusalError):
+    """More computations asked of the server at once than it takes (the encounter builder's
+    difficulty panel and suggestions, issue 23 item 3): try again in a moment."""
 
 
 class NotFoundError(RefusalError):

@@ -1,5 +1,8 @@
 """The save-log form of an encounter definition: JSON-able, deterministic, and round-tripping
-(``encounter_from_dict(encounter_to_dict(e)) == e``)."""
+(``encounter_from_dict(encounter_to_dict(e)) == e``).
+
+Tests of ``core/codec.py`` (tests/test_layout.py).
+"""
 
 from __future__ import annotations
 

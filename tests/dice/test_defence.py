@@ -8,6 +8,8 @@ with ``itertools.product`` and applies the rule text directly:
   Resistance *not* subtracted ("fully dealt").
 * No defence: damage − Resistance, never below 0.
 * Defense Assist: +1 d4 per assist. A pool is never below 1d4 (R3).
+
+Tests of ``dice/defence.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

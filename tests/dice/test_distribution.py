@@ -1,4 +1,7 @@
-"""Exact distributions against two independent oracles: icepool and brute-force enumeration."""
+"""Exact distributions against two independent oracles: icepool and brute-force enumeration.
+
+Tests of ``dice/distribution.py`` (tests/test_layout.py).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The GM's odds tables: float and exact paths agree, and both agree with distribution()."""
+"""The GM's odds tables: float and exact paths agree, and both agree with distribution().
+
+Tests of ``table/pool.py`` (tests/test_layout.py).
+"""
 
 from __future__ import annotations
 

@@ -14,6 +14,8 @@ fixed, so the suite is deterministic. The critical values are generous yet far b
 defect produces: a d4 whose face 4 is 26% instead of 25% likely gives a statistic in the
 hundreds over 200 000 rolls of 5d4 (checked below), and an off-by-one face range or a dropped
 die puts samples outside the support, which fails at once.
+
+Tests of ``dice/vector.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

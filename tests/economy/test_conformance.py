@@ -13,6 +13,8 @@ Nothing here knows what the resources are called: only that they are a JSON-able
 points are whole numbers, that paying never moves them the wrong way, that the gate never depends
 on advantage (R11; for seed 004, R2 "Favor is Advantage"), that refusals say why, and that a whole
 random encounter ends and replays identically.
+
+Tests of ``economy/actions.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

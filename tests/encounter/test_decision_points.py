@@ -4,6 +4,8 @@ Issue 3: "who must decide now (a creature, including one inside a reaction windo
 for a pending roll, or *terminal*), its legal actions, apply, the exact outcomes and
 probabilities of a chance point, a cheap ``clone()`` (not ``deepcopy``), and the result at the
 end."
+
+Tests of ``encounter/legal.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

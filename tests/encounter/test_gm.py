@@ -8,6 +8,8 @@ above 0 brings it back up), set Exhaustion, Load Buffer or Load, set AP/RP/Stami
 participant mid-encounter (it joins the turn order where the GM says, or by its initiative
 roll), remove one, reorder the turn order, and set any condition or fact. Players cannot issue
 them."
+
+Tests of ``encounter/gm.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """GM-called rolls (R17) and the engine's own guards, through the library API (commands built
 in code, not parsed): a "next roll" boon is spent by the GM call it joins (R15, R48), a total
-that meets the DC succeeds (R4), and a source named twice is refused (R14, R47)."""
+that meets the DC succeeds (R4), and a source named twice is refused (R14, R47).
+
+Tests of ``encounter/gm.py`` (tests/test_layout.py).
+"""
 
 from __future__ import annotations
 

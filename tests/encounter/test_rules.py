@@ -1,6 +1,8 @@
 """The Action Load module's rules and options, one ruling at a time (R10–R21, R30 ties).
 
 Each test cites the ruling it checks; several also quote seed 000/001.
+
+Tests of ``economy/load/actions.py``, ``encounter/state.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 replayable"). ``gm: undo`` is a GM command (R48's controls are the GM's) that takes back the
 last decision; it is appended to the log like any command, so a replay of the log — by
 ``caltrop replay`` or a table server — reaches the same state.
+
+Tests of ``encounter/state.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,10 @@ each creature that could react, in turn order after the roller, until it passes.
 The mutation test of issue 24 (item 7, ``scripts/mutation.py``) found that no test fixed this
 order: asking the creatures before the roller first (``order[:pos] + order[pos+1:]``) passed
 the suite. These tests fail if the window starts anywhere but just after the roller, wraps
-around wrongly, or asks the roller itself."""
+around wrongly, or asks the roller itself.
+
+Tests of ``encounter/windows.py`` (tests/test_layout.py).
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ ones, plots that carry their own caveats, intervals that cannot be overconfident
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -440,6 +441,13 @@ def test_a_real_sweep_that_is_not_monotone_says_so_and_shows_play() -> None:
     assert flagged["lo"] > 0
     assert len(summary["steps"]) == 4
     assert flagged["changed"]
+    # the share of each action chosen at both values, played again on the sweep's seeds
+    shares = flagged["shares"]
+    assert shares["n"] == 200
+    for value in ("from", "to"):
+        assert math.isclose(sum(shares[value]["pc"].values()), 1.0)
+    assert shares["changed"]
+    assert shares["from"] != shares["to"]
     for point in summary["points"]:
         assert set(point["play"]) >= {"reactions_per_encounter", "hinders_per_encounter"}
     shown = run(*args).stdout
@@ -447,8 +455,11 @@ def test_a_real_sweep_that_is_not_monotone_says_so_and_shows_play() -> None:
         "Not monotone: the PC win rate falls with goblin.evasion at most steps, but rises" in shown
     )
     assert "Play per value" in shown
+    assert "the actions chosen that moved most (first 200 encounters" in shown
     page = sweep_markdown(summary)
     assert "## Not monotone" in page
+    first = shares["changed"][0]
+    assert f"{first['side'].upper()} {first['action']} " in page
     assert "## Play per value (per encounter)" in page
 
 

@@ -1,7 +1,10 @@
 """The GM acts for any creature by tapping it (issue 22 item 3): R48 "the GM may issue every
 command", so the GM's view lists, beside the NPCs', the options of every player character who
 decides now, with the same commands, pools and odds that PC's own seat gets (a PC no seat has
-taken is played by the GM from its screen)."""
+taken is played by the GM from its screen).
+
+Tests of ``table/view.py`` (tests/test_layout.py).
+"""
 
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ Issue 11, "What every screen receives": "Player payloads are built on the server
 and never contain a hidden field"; "Aspects and Load hidden by default" for NPCs; "what the
 viewer's creatures may do right now — every action with its cost and the Load or points it
 leaves, or greyed with the refusal's reason — including reactions".
+
+Tests of ``table/visibility.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def test_every_kind_of_refusal_has_one_status_and_its_meaning() -> None:
         status = status_of(kind("why"))
         assert status in MEANING, kind
         assert 400 <= status < 500
-    assert {STATUS[k] for k in STATUS} == {401, 403, 404, 409, 413, 422}
+    assert {STATUS[k] for k in STATUS} == {401, 403, 404, 409, 413, 422, 429}
 
 
 def test_the_service_knows_no_http() -> None:

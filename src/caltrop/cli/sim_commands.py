@@ -938,6 +938,16 @@ def sweep(
         summary = _named_engine(
             {**sweep_summary(result, key, values, side=side, target=target), **result.extra}
         )
+        if summary["against_trend"] and engine != "fast":
+            from caltrop.sim.choices import with_shares
+
+            summary["against_trend"] = with_shares(
+                summary["against_trend"],
+                {v: run.definition for v, run in zip(values, result.runs, strict=True)},
+                result.policies,
+                result.seed,
+                max_rounds=result.max_rounds,
+            )
         if engine == "fast":
             from caltrop.sim.across import fast_tactic
 

@@ -623,6 +623,16 @@ def against_trend_text(summary: Mapping[str, Any], step: Mapping[str, Any]) -> s
         text += "; what changed most in play: " + "; ".join(
             _change_text(c) for c in step["changed"]
         )
+    shares = step.get("shares")
+    if shares and shares["changed"]:
+        text += (
+            f"; the actions chosen that moved most (first {shares['n']:,} encounters of each "
+            "value, played again): "
+            + "; ".join(
+                f"{m['side'].upper()} {m['action']} {pct(m['from'])} → {pct(m['to'])}"
+                for m in shares["changed"]
+            )
+        )
     return (
         text + ". A change in how the tactics play points to a tactic's quirk; none, to the rule."
     )

@@ -38,6 +38,7 @@ from caltrop.economy.points.actions import carried_weight
 from caltrop.encounter import CHANCE, TERMINAL, Encounter, PendingRoll, RollKind
 from caltrop.errors import CaltropError, DiceLimitError, InvalidActionError
 from caltrop.table.log import log_entries
+from caltrop.table.movement import movement
 from caltrop.table.odds import Odds, declared_roll, expression, reaction_odds, roll_odds
 from caltrop.table.pool import dice_of, pool_text
 from caltrop.table.visibility import NPC_DEFAULT, HealthShown, Reveal, health_label
@@ -68,6 +69,9 @@ class CreatureView:
     carries: int | None = None
     #: where it stands (the Action Point module, R34): seen by everyone who is aware of it
     position: tuple[float, float] | None = None
+    #: how far it may move now and its weapons' ranges (the Action Point map, R32, R35, R39;
+    #: :mod:`caltrop.table.movement`): seen with its Aspects and points
+    movement: Mapping[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -394,6 +398,7 @@ def _creature(enc: Encounter, i: int, viewer: str, reveal: Reveal) -> CreatureVi
         stats=dict(c.stats) if reveal.aspects and c.stats else None,
         carries=_carries(enc, i),
         position=_position(enc, i, viewer),
+        movement=movement(enc, i) if reveal.aspects and reveal.resources else None,
     )
 
 

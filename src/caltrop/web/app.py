@@ -32,7 +32,7 @@ from caltrop.web.errors import document_errors, refusal_body, status_of, validat
 from caltrop.web.headers import SecurityHeaders
 from caltrop.web.limits import Limits
 from caltrop.web.ratelimit import TokenBucket
-from caltrop.web.routes import chance, gm, play, socket, tables
+from caltrop.web.routes import builder, chance, gm, play, socket, tables
 from caltrop.web.settings import Settings
 from caltrop.web.stream import Hub
 from caltrop.web.watch import Watcher
@@ -77,6 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(Limits, tables=opened)
     for router in (tables.router, play.router, gm.router, socket.router, pages.router):
         app.include_router(router)
+    app.include_router(builder.router)  # issue 23 item 3: the encounter builder
     app.include_router(chance.router)  # issue 23 item 4
 
     @app.exception_handler(RefusalError)

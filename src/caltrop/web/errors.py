@@ -24,6 +24,7 @@ from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from caltrop.errors import (
+    BusyError,
     ForbiddenError,
     NoSeatError,
     NotFoundError,
@@ -55,7 +56,8 @@ MEANING: Final[Mapping[int, str]] = {
     "command_id another seat used, or a creature that does not play in the encounter now",
     413: "the body is larger than the route takes",
     422: "a field is wrong (the field and why), or the game's rules refuse it (the rule's words)",
-    429: "too many tables opened from this address (Retry-After says when to try again)",
+    429: "too many tables opened from this address (Retry-After says when to try again), or "
+    "more builder computations waiting than the server takes",
 }
 
 #: the seat's token routes (the table may be gone: 404)
@@ -145,6 +147,7 @@ STATUS: Final[Mapping[type[RefusalError], int]] = {
     OutOfStepError: 409,
     TooLargeError: 413,
     RefusedError: 422,
+    BusyError: 429,
 }
 
 

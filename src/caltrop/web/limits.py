@@ -30,6 +30,7 @@ import orjson
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from caltrop.content.limits import MAX_FILE_BYTES
 from caltrop.content.logfile import MAX_LOG_BYTES
 from caltrop.store.service import MAX_UPLOAD_BYTES, RefusalError, Tables
 from caltrop.web.memory import Trimmer
@@ -40,10 +41,15 @@ from caltrop.web.seating import COOKIE
 DEFAULT_BODY_BYTES: Final = 16 * 1024
 #: the multipart framing an upload carries beyond its files' own bytes (boundaries, headers)
 UPLOAD_SLACK_BYTES: Final = 64 * 1024
-#: ``POST /api/tables/upload`` and ``/api/encounters/upload``: content files and framing
+#: ``POST /api/tables/upload``, ``/api/encounters/upload`` and ``/builder/upload``: content
+#: files and framing
 UPLOAD_BODY_BYTES: Final = MAX_UPLOAD_BYTES + UPLOAD_SLACK_BYTES
 #: the home page's upload form (``POST /tables/upload``): a log or content files, and framing
 PAGE_UPLOAD_BODY_BYTES: Final = max(MAX_LOG_BYTES, MAX_UPLOAD_BYTES) + UPLOAD_SLACK_BYTES
+
+#: the encounter builder's form (``POST /builder/...``): at most a content file's size, which
+#: the form's encounter is written as (issue 23 item 3)
+BUILDER_BODY_BYTES: Final = MAX_FILE_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +97,15 @@ ROUTES: Final = (
     Route("POST", "/table/visibility", seat=True),
     Route("POST", "/table/seats/*/reissue", seat=True),
     Route("POST", "/table/encounters", seat=True),
+    # the encounter builder's form (a save and a table rate-limited as openings are)
+    Route("POST", "/builder/upload", UPLOAD_BODY_BYTES),
+    Route("POST", "/builder/edit", BUILDER_BODY_BYTES),
+    Route("POST", "/builder/validate", BUILDER_BODY_BYTES),
+    Route("POST", "/builder/difficulty", BUILDER_BODY_BYTES),
+    Route("POST", "/builder/vary", BUILDER_BODY_BYTES),
+    Route("POST", "/builder/export", BUILDER_BODY_BYTES),
+    Route("POST", "/builder/save", BUILDER_BODY_BYTES, opens_table=True),
+    Route("POST", "/builder/open", BUILDER_BODY_BYTES, opens_table=True),
     Route("POST", "/table/chance", seat=True),
 )
 #: the limits of a request no route of ROUTES matches

@@ -130,6 +130,7 @@ def _opened(request: Request, new: NewTable) -> RedirectResponse:
 STATIC: Final = {
     "caltrop.css": "text/css",
     "caltrop.js": "text/javascript",
+    "map.js": "text/javascript",
     "vendor/htmx.min.js": "text/javascript",
     "vendor/htmx-ext-ws.min.js": "text/javascript",
 }

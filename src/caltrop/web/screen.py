@@ -10,6 +10,7 @@ tap sends one id twice and the server applies it once (issue 11's retry rule).
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -146,12 +147,56 @@ MAP_PAD_Y: Final = 10.0
 #: a label is anchored at its token's start / end within this much of the left / right edge, so
 #: a name (up to ~25 units of 3-unit type) runs into the map, never out of it
 MAP_LABEL_EDGE: Final = 30.0
+#: the least the map shows across (meters): two creatures a meter apart are not drawn 90 units
+#: apart, and a grid square and the scale bar keep a size a table reads
+MAP_MIN_SPAN: Final = 10.0
+#: the strip under the map that holds the scale bar (the viewBox is this much higher)
+MAP_LEGEND: Final = 8.0
+#: the grid's steps in meters, the finest first: the map takes the first that draws at most
+#: :data:`MAP_GRID_LINES` squares across its width
+MAP_GRID_STEPS: Final = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000)
+MAP_GRID_LINES: Final = 10
+
+
+def grid_step(meters_across: float) -> int:
+    """The metre grid's step for a map ``meters_across`` wide: the finest of 1, 2, 5, 10, 20 m…
+    that draws at most :data:`MAP_GRID_LINES` squares across."""
+    for step in MAP_GRID_STEPS:
+        if meters_across / step <= MAP_GRID_LINES:
+            return step
+    return MAP_GRID_STEPS[-1]
+
+
+def _grid_lines(first: float, span: float, step: int, scale: float) -> list[float]:
+    """Where the grid's lines at whole multiples of ``step`` m fall on an axis of the map whose
+    edge is at ``first`` m and which shows ``span`` m: map units from that edge."""
+    k = math.ceil(first / step - 1e-9)
+    out = []
+    while k * step <= first + span + 1e-9:
+        out.append((k * step - first) * scale)
+        k += 1
+    return out
+
+
+def _grid(x0: float, y0: float, height: float, scale: float, step: int) -> dict[str, Any]:
+    """The grid's lines (map units from the left and top edges) and the one SVG path that
+    draws them all."""
+    xs = _grid_lines(x0, MAP_WIDTH / scale, step, scale)
+    ys = _grid_lines(y0, height / scale, step, scale)
+    path = "".join(f"M{x:.2f} 0V{height:.2f}" for x in xs) + "".join(
+        f"M0 {y:.2f}H{MAP_WIDTH:g}" for y in ys
+    )
+    return {"step": step, "xs": xs, "ys": ys, "path": path}
 
 
 def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The distance map of an Action Point encounter: its frame (``width`` × ``height``, the
-    SVG's viewBox) and a token per placed creature, the creatures' bounding box scaled to fit
-    inside the padding with the same scale on both axes (a metre is as long across as down).
+    """The distance map of an Action Point encounter: its frame (``width`` × ``height``, and
+    the viewBox's ``view_height`` with the scale bar's strip under it), a token per placed
+    creature — the creatures' bounding box scaled to fit inside the padding with the same
+    scale on both axes (a metre is as long across as down) — a metre ``grid`` with its
+    ``scale_bar``, and for each creature the viewer may move (its own; the GM's every one
+    whose ``movement`` the view gives), its move range and its ranged weapons' close and far
+    rings (R35, R39), each radius the view model's meters times the map's ``scale``.
     Computed afresh from the positions of every screen, so a creature that moves stays in the
     frame. None when no creature has a position (the Action Load module)."""
     placed = [
@@ -163,15 +208,20 @@ def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     xs = [float(p[0]) for _, p in placed]
     ys = [float(p[1]) for _, p in placed]
-    span_x = max(max(xs) - min(xs), 1.0)
+    span_x = max(max(xs) - min(xs), MAP_MIN_SPAN)
     span_y = max(ys) - min(ys)
     inner_w = MAP_WIDTH - 2 * MAP_PAD_X
     low, high = MAP_HEIGHT
-    scale = min(inner_w / span_x, (high - 2 * MAP_PAD_Y) / span_y) if span_y else inner_w / span_x
+    scale = min(inner_w / span_x, (high - 2 * MAP_PAD_Y) / max(span_y, MAP_MIN_SPAN))
     height = min(max(span_y * scale + 2 * MAP_PAD_Y, low), high)
     # centre the creatures' box in the frame
     left = (MAP_WIDTH - (max(xs) - min(xs)) * scale) / 2
     top = (height - span_y * scale) / 2
+    # the meters at the frame's left and top edges: a map point (X, Y) is at
+    # (x0 + X / scale, y0 + Y / scale) m
+    x0 = min(xs) - left / scale
+    y0 = min(ys) - top / scale
+    viewer = view.get("viewer")
     tokens = []
     for c, p in placed:
         x = left + (float(p[0]) - min(xs)) * scale
@@ -179,6 +229,7 @@ def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
         anchor = (
             "start" if x < MAP_LABEL_EDGE else "end" if x > MAP_WIDTH - MAP_LABEL_EDGE else "middle"
         )
+        moves = c.get("movement") if (viewer == "gm" or c["id"] == viewer) else None
         tokens.append(
             {
                 "id": c["id"],
@@ -191,12 +242,76 @@ def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
                 # the label's start sits on the token's left edge, its end on its right edge
                 "dx": {"start": -3.2, "end": 3.2, "middle": 0.0}[anchor],
                 "at": f"{number(p[0])}, {number(p[1])} m",
+                # exact to a nanometre, without a float's binary noise (issue 22 item 8)
+                "meters": (round(float(p[0]), 9), round(float(p[1]), 9)),
+                "movable": bool(moves) and not c.get("down", False),
+                "rings": _rings(moves, scale) if moves and not c.get("down") else [],
+                "steps": [[s["meters"], s["cost"]] for s in moves["steps"]] if moves else [],
+                "reach": _reach_text(c["name"], moves) if moves else "",
             }
         )
     # neighbours along the map take turns to be labelled above and below their token
     for rank, token in enumerate(sorted(tokens, key=lambda t: (t["x"], t["y"]))):
         token["below"] = rank % 2 == 1
-    return {"width": MAP_WIDTH, "height": height, "tokens": tokens}
+    step = grid_step(MAP_WIDTH / scale)
+    movable = [t for t in tokens if t["movable"]]
+    turn = view.get("turn")
+    selected = next((t["id"] for t in movable if t["id"] == viewer), None) or next(
+        (t["id"] for t in movable if t["id"] == turn), movable[0]["id"] if movable else None
+    )
+    return {
+        "width": MAP_WIDTH,
+        "height": height,
+        "view_height": height + MAP_LEGEND,
+        "tokens": tokens,
+        "scale": scale,
+        "x0": x0,
+        "y0": y0,
+        "grid": _grid(x0, y0, height, scale, step),
+        "scale_bar": {
+            "meters": step,
+            "length": step * scale,
+            "label": f"{step} m",
+            "y": height + MAP_LEGEND / 2,
+        },
+        "selected": selected,
+    }
+
+
+def _rings(moves: Mapping[str, Any], scale: float) -> list[dict[str, Any]]:
+    """A movable creature's circles on the map: how far it may move now (R35, what its AP
+    buy), melee reach (adjacent, R34) and each ranged weapon's close and far range (R39)."""
+    rings = []
+    if moves["range"] > 0:
+        rings.append(
+            {"kind": "move", "r": moves["range"] * scale, "meters": moves["range"], "what": "move"}
+        )
+    rings.append(
+        {
+            "kind": "adjacent",
+            "r": moves["adjacent"] * scale,
+            "meters": moves["adjacent"],
+            "what": "",
+        }
+    )
+    for w in moves["weapons"]:
+        for kind in ("close", "far"):
+            rings.append({"kind": kind, "r": w[kind] * scale, "meters": w[kind], "what": w["name"]})
+    return rings
+
+
+def _reach_text(name: str, moves: Mapping[str, Any]) -> str:
+    """The rings in words, for everyone who does not read the drawing."""
+    if moves["steps"]:
+        last = moves["steps"][-1]
+        parts = [f"{name} moves up to {number(moves['range'])} m now ({last['cost']})"]
+    else:
+        parts = [f"{name} cannot move now"]
+    parts.append(f"reach {number(moves['adjacent'])} m")
+    for w in moves["weapons"]:
+        hand = "" if w["equipped"] else ", not in hand"
+        parts.append(f"{w['name']} close {w['close']} m, far {w['far']} m{hand}")
+    return "; ".join(parts)
 
 
 def positions(view: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -7,6 +7,8 @@ together: a record's mapping reads back as the same record, a field at its defau
 (``"opposed" in context`` and ``"total_a" in context`` are markers other readers test, R4,
 R42), a mapping with a key no record has is refused, and in random legal play every stage the
 engine pushes is exactly the mapping of a record of its stage.
+
+Tests of ``economy/outcome.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def test_the_table_names_each_record_by_its_stage() -> None:
 
 @pytest.mark.parametrize(("build", "seed"), [(skirmish, 0), (skirmish, 1), (duel, 2)])
 def test_every_stage_the_engine_pushes_is_a_records_mapping(build: object, seed: int) -> None:
-    """Random legal play (as ``tests/encounter/test_points_properties.py`` plays it): after each
+    """Random legal play (as ``tests/economy/points/test_properties.py`` plays it): after each
     command, every pending stage's context is exactly the mapping of a record of its stage."""
     enc = Encounter.begin(build(), seed)  # type: ignore[operator]
     rng = random.Random(seed)

@@ -9,6 +9,7 @@ import math
 from caltrop.core.commands import COORDINATE_LIMIT, Act
 from caltrop.core.model import (
     CreatureDef,
+    OffTurn,
 )
 from caltrop.economy.base import Engine
 from caltrop.economy.pending import PendingRoll
@@ -38,8 +39,23 @@ def check_place(enc: Engine, i: int, to: tuple[float, float], verb: str) -> None
             f"a position is two numbers within ±{COORDINATE_LIMIT:,} m, not {x:g},{y:g} (R34)"
         )
     spacing = enc.definition.ruleset.min_spacing
+    for j in kept_apart(enc, i):
+        them = state_of(enc, j)
+        d = math.hypot(them.x - x, them.y - y)
+        if d < spacing - 1e-9:
+            raise IllegalActionError(
+                f"{enc.creatures[i].name} would {verb} {meters(round(d, 2))} from "
+                f"{enc.creatures[j].name}; standing creatures keep {spacing:g} m apart "
+                "(R34, min_spacing)"
+            )
+
+
+def kept_apart(enc: Engine, i: int) -> list[int]:
+    """The creatures ``i`` may not end a move within ``min_spacing`` of (R34): every other
+    standing one, but those it holds or is held by, who move with it (R42, R43)."""
     me = state_of(enc, i)
     cid = enc.creatures[i].id
+    out = []
     for j, other in enumerate(enc.creatures):
         if j == i or enc.down[j]:
             continue
@@ -48,14 +64,41 @@ def check_place(enc: Engine, i: int, to: tuple[float, float], verb: str) -> None
             me.grappled_by,
             me.scaling,
         )
-        if linked:
-            continue
-        d = math.hypot(them.x - x, them.y - y)
-        if d < spacing - 1e-9:
-            raise IllegalActionError(
-                f"{enc.creatures[i].name} would {verb} {meters(round(d, 2))} from {other.name}; "
-                f"standing creatures keep {spacing:g} m apart (R34, min_spacing)"
-            )
+        if not linked:
+            out.append(j)
+    return out
+
+
+def clear_travel(
+    start: tuple[float, float],
+    unit: tuple[float, float],
+    travel: float,
+    others: list[tuple[float, float]],
+    spacing: float,
+) -> float:
+    """How far along the ray from ``start`` (direction ``unit``, a unit vector) a partial move
+    may go, at most ``travel`` m: the furthest distance whose spot is no nearer than
+    ``spacing`` to any of ``others`` (R34: a move may not end within ``min_spacing`` of
+    another standing creature), a centimetre's margin kept so that the spot rounded to the
+    centimetre is clear too. 0 when no spot of the ray up to ``travel`` is clear."""
+    margin = 0.01
+    # each other creature keeps the open stretch (lo, hi) of the ray clear of spots
+    stretches = []
+    for ox, oy in others:
+        along = (ox - start[0]) * unit[0] + (oy - start[1]) * unit[1]
+        off2 = (ox - start[0]) ** 2 + (oy - start[1]) ** 2 - along**2
+        reach2 = (spacing + margin) ** 2 - off2
+        if reach2 > 0:
+            half = math.sqrt(reach2)
+            stretches.append((along - half, along + half))
+    t = travel
+    moved = True
+    while moved and t > 0:
+        moved = False
+        for lo, hi in stretches:
+            if lo < t < hi:
+                t, moved = lo, True
+    return max(t, 0.0)
 
 
 def destination(
@@ -84,6 +127,43 @@ def travel_speed(enc: Engine, i: int) -> float:
     return speed
 
 
+#: the float noise a move's distance is forgiven, in AP (a nanometre's worth at 1 m per AP)
+FORGIVEN = 1e-9
+
+
+def move_price(distance: float, speed: float) -> int:
+    """R35 "1 AP moves up to the participant's travel speed in meters": the AP a move of
+    ``distance`` m costs at ``speed`` m per AP, ceil(distance ÷ speed), float noise forgiven;
+    0 for no distance. The one formula: the engine's moves read it, and the map's preview
+    reads :func:`move_steps`, worked out from it. ``speed`` is more than 0."""
+    return math.ceil(distance / speed - FORGIVEN) if distance > 0 else 0
+
+
+def move_steps(speed: float, points: int) -> list[tuple[int, float]]:
+    """What ``points`` AP buy at ``speed`` m per AP (R35): for each price ``k`` in
+    1..``points``, the farthest distance whose :func:`move_price` is ``k`` — so a move of
+    ``d`` m costs the first price whose distance is at least ``d``, exactly as the engine
+    charges it. Empty at speed 0 (grappled, R42)."""
+    if speed <= 0:
+        return []
+    return [(k, (k + FORGIVEN) * speed) for k in range(1, points + 1)]
+
+
+def move_budget(enc: Engine, i: int) -> tuple[float, int, bool]:
+    """What creature ``i`` may move now: its travel speed (R35, R42), the AP it can pay and
+    whether on its own turn (AP) or not (its RP and floating RP at 2 RP per AP, R32; none
+    when the ruleset's ``off_turn_actions`` is ``reactions``: a move is no reaction)."""
+    me = state_of(enc, i)
+    on_turn = enc.turn_owner == enc.creatures[i].id
+    if on_turn:
+        can_pay = me.ap
+    elif enc.definition.ruleset.off_turn_actions is OffTurn.ANY:
+        can_pay = (me.rp + me.floating) // 2
+    else:
+        can_pay = 0
+    return travel_speed(enc, i), can_pay, on_turn
+
+
 def plan_move(enc: Engine, i: int, command: Act, on_turn: bool, top: PendingRoll | None) -> Quote:
     if command.toward:
         command = toward(enc, i, command, on_turn)
@@ -92,7 +172,7 @@ def plan_move(enc: Engine, i: int, command: Act, on_turn: bool, top: PendingRoll
     if d > 0 and speed <= 0:
         reason = "grappled" if state.grappled_by else "travel speed 0"
         raise IllegalActionError(f"{creature.name} cannot move: {reason} (R42)")
-    steps = math.ceil(d / speed - 1e-9) if d > 0 else 0
+    steps = move_price(d, speed)
     if steps == 0:
         raise IllegalActionError(f"{creature.name} is already there (R35)")
     what = f"move {meters(round(d, 2))} ({steps} × {speed:g} m per AP, R35)"
@@ -103,8 +183,12 @@ def plan_move(enc: Engine, i: int, command: Act, on_turn: bool, top: PendingRoll
 def toward(enc: Engine, i: int, command: Act, on_turn: bool) -> Act:
     """R35 partial moves: ``move toward ID [N m]`` goes straight at a creature and stops
     when adjacent (R34); ``move N m toward X,Y`` at most N m toward a point. Either goes as
-    far as the AP (or, off turn, the RP, R32) the mover can pay allow. The planned move is
-    the exact ``move to X,Y`` it comes to (rounded to the centimeter), checked like one."""
+    far as the AP (or, off turn, the RP, R32) the mover can pay allow ("1 AP moves up to the
+    participant's travel speed", R35), and stops short of any spot within ``min_spacing`` of
+    another standing creature (R34: a move "may not end within 0.5 m of another standing
+    creature"), at the furthest clear spot of its line, instead of being refused (issue 22
+    item 8). The planned move is the exact ``move to X,Y`` it comes to (rounded to the
+    centimeter), checked like one."""
     creature = enc.creatures[i]
     me = state_of(enc, i)
     if command.weapons or command.dc is not None or (command.to is None) == (not command.targets):
@@ -140,6 +224,13 @@ def toward(enc: Engine, i: int, command: Act, on_turn: bool) -> Act:
             f"{creature.name} cannot move: {me.ap if on_turn else me.rp + me.floating} "
             f"{'AP' if on_turn else 'RP'} left, {speed:g} m per AP (R32, R35)"
         )
+    # R34: it stops short of a spot another standing creature keeps (min_spacing), at the
+    # furthest clear spot on its line; with none, the move is checked as it is and refused
+    unit = ((goal[0] - me.x) / d, (goal[1] - me.y) / d)
+    others = [(state_of(enc, j).x, state_of(enc, j).y) for j in kept_apart(enc, i)]
+    clear = clear_travel((me.x, me.y), unit, travel, others, enc.definition.ruleset.min_spacing)
+    if clear >= 0.01:
+        travel = clear
     f = travel / d
     to = (round(me.x + (goal[0] - me.x) * f, 2), round(me.y + (goal[1] - me.y) * f, 2))
     return Act(command.actor, "move", to=to, flags=command.flags, advantages=command.advantages)

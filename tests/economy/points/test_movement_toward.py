@@ -3,6 +3,8 @@
 R35: "1 AP moves up to the participant's travel speed in meters." A move toward a creature goes
 straight at it and stops when adjacent (R34: within 1.5 m); either form goes as far as the AP the
 mover can pay allow (off turn, its RP at 2 RP per AP, R32), or N meters if that is less.
+
+Tests of ``economy/points/movement.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

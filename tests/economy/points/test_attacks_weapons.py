@@ -1,6 +1,8 @@
 """R38 (amended): "Each equipped weapon joins an attack at most once; an unarmed attack is made
 alone. Halving, option ``multi_weapon_halving``: ``together`` (default: all the weapons' dice
 summed, then halved up once …) or ``each`` (each weapon's dice halved up, then summed)."
+
+Tests of ``economy/points/attacks.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

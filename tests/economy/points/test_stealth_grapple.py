@@ -1,5 +1,8 @@
 """Stealth (R41), Grapple and escape (R42), Scale and shaking off (R43) in the Action Point module
-(seed 004). Opposed checks follow R4: the initiator rolls first, wins only if strictly higher."""
+(seed 004). Opposed checks follow R4: the initiator rolls first, wins only if strictly higher.
+
+Tests of ``economy/points/grapple.py``, ``economy/points/stealth.py`` (tests/test_layout.py).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """R39 (amended): "All aim is lost … when its target moves at least 1 m out of the aimer's line of
 sight: the target's movement while out of the aimer's sight adds up from the moment of the first
 Aim, whether it moved itself or the GM placed it."
+
+Tests of ``economy/points/attacks.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 paying one as the other (R32) and Hold Action (R33).
 
 Every test quotes the seed text it checks and cites the ruling that decides it.
+
+Tests of ``economy/points/common.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Positions, movement, leaping and Stamina in the Action Point module (seed 004): R34–R37."""
+"""Positions, movement, leaping and Stamina in the Action Point module (seed 004): R34–R37.
+
+Tests of ``economy/points/movement.py`` (tests/test_layout.py).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """Miscellaneous actions (R44), the dice core inside the Action Point module (R1–R5), what each
 participant may do now, and refusals: every refusal names the rule and the numbers, and leaves the
-state and the log exactly as they were."""
+state and the log exactly as they were.
+
+Tests of ``economy/points/misc.py`` (tests/test_layout.py).
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 (R39), the defences (R40) and the order of an attack (R45).
 
 Every roll is entered as physical dice (R5), so every number below can be checked by hand.
+
+Tests of ``economy/points/attacks.py``, ``economy/points/defence.py`` (tests/test_layout.py).
 """
 
 from __future__ import annotations
