@@ -267,6 +267,8 @@ class _Series:
 
     encounter_id: int
     answers: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: the events whose answer failed (logged once; not asked again, the line skips them)
+    failed: set[int] = field(default_factory=set)
     #: bumped whenever what a socket would be sent changes
     version: int = 0
 
@@ -361,17 +363,25 @@ class ChanceWorker:
             await self._tell(table_id, series, encounter, visibility, shown)  # hide it
             return False
         lacking = [
-            s for s in range(head, max(-1, head - LINE_EVENTS), -1) if s not in series.answers
+            s
+            for s in range(head, max(-1, head - LINE_EVENTS), -1)
+            if s not in series.answers and s not in series.failed
         ]
         await self._tell(table_id, series, encounter, visibility, shown)
         if not lacking:
             return False
         seq = lacking[0]
         key = (table_id, encounter_id)
-        answer = await self._ask(self._job(key, encounter, seq))
-        if answer is not None and answer.get("resend"):  # a new worker process, say
-            self._sent.pop(key, None)
+        try:
             answer = await self._ask(self._job(key, encounter, seq))
+            if answer is not None and answer.get("resend"):  # a new worker process, say
+                self._sent.pop(key, None)
+                answer = await self._ask(self._job(key, encounter, seq))
+        except Exception:  # a state the estimate cannot play on: the line goes without it
+            log.exception("no chance of winning after event %s of table %s", seq, table_id)
+            series.failed.add(seq)
+            self._sent.pop(key, None)  # the next job sends the whole log again
+            return len(lacking) > 1
         if answer is None or answer.get("resend"):
             return False
         self._sent[key] = max(self._sent.get(key, 0), seq + 1)
