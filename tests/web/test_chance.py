@@ -5,7 +5,9 @@ the table's, kept in the database across a restart; a player cannot set it."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -260,3 +262,33 @@ def test_a_server_without_the_chance_shows_no_panel(url: str) -> None:
         assert "Chance of winning" not in page
         with client.websocket_connect("/ws/screen", headers=cookie(table["gm"]["token"])) as ws:
             assert 'id="chance"' not in ws.receive_text()
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    out.append(int(entry.name))
+    return out
+
+
+def test_the_worker_process_goes_with_a_killed_server(tmp_path: Path) -> None:
+    """``caltrop serve`` starts its worker process at once (the chance is on by default); a
+    server killed outright (no shutdown runs) does not leave it behind."""
+    from tests.web.test_serve import Server
+
+    server = Server(f"sqlite:///{tmp_path / 'c.db'}", tmp_path)
+    deadline = time.monotonic() + 30
+    while not (workers := _children(server.process.pid)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert workers, "no worker process"
+    server.process.kill()
+    server.process.wait(timeout=10)
+    deadline = time.monotonic() + 15
+    while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(Path(f"/proc/{w}").exists() for w in workers)

@@ -33,10 +33,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
 import multiprocessing
 import os
 import signal
+import sys
+import threading
+import time
 import weakref
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -79,11 +83,26 @@ _KEPT: dict[tuple[str, int], tuple[Mapping[str, Any], dict[int, Encounter]]] = {
 _LOGS: dict[tuple[str, int], list[dict[str, Any]]] = {}
 
 
-def _child_start() -> None:
-    """The worker process yields the CPU to the server (nice 10) and leaves Ctrl-C to it."""
+#: how often the worker process checks that the server is still there (seconds)
+ORPHAN_SECONDS: Final = 1.0
+
+
+def _child_start(server: int) -> None:
+    """The worker process yields the CPU to the server (nice 10), leaves Ctrl-C to it, and ends
+    when the server is gone, however it went (a kill leaves no one to stop it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(10)
+    if sys.platform == "linux":  # the kernel ends it with the server (PR_SET_PDEATHSIG = 1)
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+    def watch() -> None:  # elsewhere, or if the server went before that: a look every second
+        while os.getppid() == server:
+            time.sleep(ORPHAN_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
 
 
 def _state_at(key: tuple[str, int], events: Sequence[Mapping[str, Any]], seq: int) -> Encounter:
@@ -149,7 +168,9 @@ def _pool() -> ProcessPoolExecutor:
     """One worker process, spawned (a child of the server, never a fork of it: the server holds
     threads), so that it goes with the server (:meth:`ChanceWorker.stop` ends it)."""
     context = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_child_start)
+    return ProcessPoolExecutor(
+        max_workers=1, mp_context=context, initializer=_child_start, initargs=(os.getpid(),)
+    )
 
 
 def _end(executor: ProcessPoolExecutor) -> None:
