@@ -11,7 +11,8 @@ are filled in afterwards), and nothing queues up: what is waiting is a set of ta
 
 Why a process: the Action Load kernels (:mod:`caltrop.sim.fast.tactical`) are compiled without
 ``nogil`` — checked: ``njit(cache=True)``, ``parallel`` for ``play_many`` only — so a thread
-running them holds the GIL for the whole call, and the engine's part (the Python policy up to
+running them holds the GIL for the whole call (measured 2026-12-04: 20,000 fights of Goblin
+Ambush resumed in a thread, 639 ms, stopped the main thread for 660 ms), and the engine's part (the Python policy up to
 the kernel's hand-over, the whole of an Action Point answer) holds it anyway. In a process it
 takes a core's time, never the event loop's.
 
