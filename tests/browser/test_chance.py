@@ -78,7 +78,7 @@ def seq_of(page: Page) -> int:
 
 
 def test_the_line_moves_after_a_hit_and_a_player_sees_it_only_when_shown(
-    browser: Browser, chance_server: str
+    browser: Browser, chance_server: str, screenshots: Path
 ) -> None:
     gm, links = open_table(browser, chance_server, "Orc Bridge")
     gm.set_viewport_size(LAPTOP)
@@ -111,6 +111,7 @@ def test_the_line_moves_after_a_hit_and_a_player_sees_it_only_when_shown(
     assert gm.locator("#chance polyline.line").get_attribute("points") != line
     expect(gm.locator("#chance .turns li").first).to_be_visible()
     assert accessibility(gm, "GM screen with the chance, 1280×800") == []
+    gm.locator("#chance").screenshot(path=str(screenshots / "chance-gm-1280px.png"))
     gm.set_viewport_size(PHONE)
     expect(gm.locator("#chance svg.chance-line")).to_be_visible()
     assert accessibility(gm, "GM screen with the chance, 360×740") == []
@@ -127,6 +128,7 @@ def test_the_line_moves_after_a_hit_and_a_player_sees_it_only_when_shown(
     expect(bron.locator("#chance svg.chance-line")).to_be_visible()
     expect(bron.get_by_label("Show it to the players")).to_have_count(0)
     assert accessibility(bron, "player screen with the chance, 360×740") == []
+    bron.locator("#chance").screenshot(path=str(screenshots / "chance-player-360px.png"))
     bron.set_viewport_size(LAPTOP)
     assert accessibility(bron, "player screen with the chance, 1280×800") == []
     context.close()
