@@ -11,13 +11,21 @@ receiving its event. Server CPU: the server process's user + system time over th
 divided by the commands; the echo's per message group (one message on each of the table's
 sockets, timed to the last echo).
 
+**The chance of winning on** (issue 23 item 4): beside them in the same run, a second server
+with the live chance of winning on (``caltrop serve``'s default) whose every GM socket asks for
+it (``hello`` with ``"chance": true``), so its worker process works out an answer after every
+command of every table; its command latency and server-process CPU are printed as ratios to the
+server's without it (the worker process's own CPU is not the server's: it runs at nice 10).
+
 ``python benchmarks/openloop.py [--tables 200] [--sockets 5] [--rates 5,10,20,40] [--seconds 15]
-[--baseline SRC]``. Printed per rate: achieved rate, p50/p99, CPU ms a command for both, the
-load average; then the rate at which p99 crosses 100 ms (linear between the rates measured).
+[--no-chance] [--baseline SRC]``.
+Printed per rate: achieved rate, p50/p99, CPU ms a command for both, the load average; then
+the rate at which p99 crosses 100 ms (linear between the rates measured).
 ``--baseline SRC`` (another version's ``src``, e.g. ``git archive BASE src | tar -x -C DIR``)
 serves the same tables from that code too, measured at each rate right after this one's, so a
-change's effect is seen in one run at one load. The client is one asyncio process: at high rates on a 2-core machine it competes with the server for CPU, which
-the load average beside each figure shows.
+change's effect is seen in one run at one load. The client is one asyncio process: at high
+rates on a 2-core machine it competes with the server for CPU, which the load average beside
+each figure shows.
 """
 
 from __future__ import annotations
@@ -62,6 +70,8 @@ class Seat:
     arrived: dict[int, float] = field(default_factory=dict)
     answers: dict[str, int] = field(default_factory=dict)
     joined: asyncio.Event = field(default_factory=asyncio.Event)
+    #: chance-of-winning messages received (the "chance" server's GM sockets ask for them)
+    chances: int = 0
 
     async def read(self) -> None:
         while True:
@@ -79,6 +89,8 @@ class Seat:
                 self.joined.set()
             elif kind == "answer":
                 self.answers[message["command_id"]] = int(message["answer"]["seq"])
+            elif kind == "chance":
+                self.chances += 1
             elif kind == "refused":
                 raise RuntimeError(f"refused: {message}")
 
@@ -108,7 +120,12 @@ async def _seat_tables(
     tables: int,
     sockets: int,
     stack: contextlib.AsyncExitStack,
+    *,
+    chance: bool = False,
 ) -> list[list[Seat]]:
+    """Open ``tables`` tables and their sockets; with ``chance`` each GM socket's hello asks
+    for the live chance of winning (issue 23 item 4), so the server works it out for every
+    table after every command."""
     out: list[list[Seat]] = []
     for k in range(tables):
         made = await client.post("/api/tables", json={"encounter": "goblin-ambush", "seed": k})
@@ -117,13 +134,16 @@ async def _seat_tables(
         tokens = [table["gm"]["token"], *(s["token"] for s in table["players"].values())]
         tokens += [table["gm"]["token"]] * max(0, sockets - len(tokens))
         seats = []
-        for token in tokens[:sockets]:
+        for n, token in enumerate(tokens[:sockets]):
             session = await stack.enter_async_context(
                 aconnect_ws(f"{base}/ws", client, headers={"Authorization": f"Bearer {token}"})
             )
             seat = Seat(session)
             stack.callback(asyncio.create_task(seat.read()).cancel)
-            await session.send_text(json.dumps({"hello": {"last_seq": 0}}))
+            hello: dict[str, Any] = {"last_seq": 0}
+            if chance and n == 0:
+                hello["chance"] = True
+            await session.send_text(json.dumps({"hello": hello}))
             seats.append(seat)
         for seat in seats:
             await asyncio.wait_for(seat.joined.wait(), 60)
@@ -242,33 +262,51 @@ async def _main(
     duration: float,
     db: str,
     baseline: Path | None = None,
+    chance: bool = True,
 ) -> dict[str, Any]:
-    """Each rate against this checkout's server, then (with ``baseline``, another checkout's
-    ``src``) the same arrivals against that one's on a database of its own, then the echo."""
-    port, echo_port = _free_port(), _free_port()
+    """Per rate: this checkout's server (the chance of winning off, where this Caltrop has it);
+    with ``baseline`` (another checkout's ``src``) the same arrivals against that one's on a
+    database of its own; the same server with the chance on and asked for by every GM socket
+    (``chance``, a second server on its own database, when this Caltrop has it); the echo."""
+    port, echo_port, chance_port = _free_port(), _free_port(), _free_port()
     serve = [sys.executable, "-c", "from caltrop.cli import main; main()", "serve"]
-    server = _start([*serve, "--db", db, "--port", str(port), *_lifted()], port)
+    has_chance = chance and "--chance" in _serve_help()
+    off = ["--no-chance"] if has_chance else []
+    server = _start([*serve, "--db", db, "--port", str(port), *_lifted(), *off], port)
     processes = [server]
     other = None
     if baseline is not None:
         other_port = _free_port()
         other_db = db.removesuffix(".db") + "-baseline.db"
-        lifted = _lifted(baseline)
+        other_off = ["--no-chance"] if "--chance" in _serve_help(baseline) else []
+        lifted = [*_lifted(baseline), *other_off]
         other = _start(
             [*serve, "--db", other_db, "--port", str(other_port), *lifted], other_port, baseline
         )
         processes.append(other)
     echo = _start([sys.executable, "-c", ECHO, str(echo_port)], echo_port)
     processes.append(echo)
+    chance_db = db.removesuffix(".db") + "-chance.db"
+    chance_server = (
+        _start([*serve, "--db", chance_db, "--port", str(chance_port), *_lifted()], chance_port)
+        if has_chance
+        else None
+    )
+    if chance_server is not None:
+        processes.append(chance_server)
     base, echo_base = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{echo_port}"
+    chance_base = f"http://127.0.0.1:{chance_port}"
     ours: list[Result] = []
     before: list[Result] = []
     theirs: list[Result] = []
+    lit: list[Result] = []
+    told: list[int] = []
     limits = httpx.Limits(max_connections=tables * sockets + 20)
     try:
         async with (
             httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client,
             httpx.AsyncClient(base_url=echo_base, timeout=120, limits=limits) as echo_client,
+            httpx.AsyncClient(base_url=chance_base, timeout=120, limits=limits) as chance_client,
             contextlib.AsyncExitStack() as stack,
         ):
             seats = await _seat_tables(client, base, tables, sockets, stack)
@@ -279,6 +317,11 @@ async def _main(
                     httpx.AsyncClient(base_url=other_base, timeout=120, limits=limits)
                 )
                 other_seats = await _seat_tables(other_client, other_base, tables, sockets, stack)
+            chance_seats = (
+                await _seat_tables(chance_client, chance_base, tables, sockets, stack, chance=True)
+                if chance_server is not None
+                else []
+            )
             groups = [
                 [
                     await stack.enter_async_context(aconnect_ws(f"{echo_base}/ws", echo_client))
@@ -296,6 +339,21 @@ async def _main(
                     got = await _play(other_seats, rate, duration, other.pid, seed=n, tag=f"r{n}")
                     before.append(got)
                     print(_line("baseline", got))
+                if chance_server is not None:
+                    asked = sum(t[0].chances for t in chance_seats)
+                    lit.append(
+                        await _play(
+                            chance_seats, rate, duration, chance_server.pid, seed=n, tag=f"c{n}"
+                        )
+                    )
+                    told.append(sum(t[0].chances for t in chance_seats) - asked)
+                    print(_line("chance", lit[-1]))
+                    print(
+                        f"           chance on: p50 {lit[-1].p50 / ours[-1].p50:.2f}×, "
+                        f"p99 {lit[-1].p99 / ours[-1].p99:.2f}× the server's without it, CPU "
+                        f"{lit[-1].cpu_ms / max(ours[-1].cpu_ms, 1e-9):.2f}×; {told[-1]} chance "
+                        "messages to the GM sockets"
+                    )
                 theirs.append(await _echo_play(groups, rate, duration, echo.pid, seed=n))
                 print(_line("echo", theirs[-1]))
                 print(
@@ -310,27 +368,34 @@ async def _main(
             print(f"  caltrop: {_crossing(ours)}; echo: {_crossing(theirs)}")
             if before:
                 print(f"  baseline: {_crossing(before)}")
+            if lit:
+                print(f"  chance on: {_crossing(lit)}")
     finally:
         for process in processes:
             process.terminate()
             process.wait(timeout=10)
-    return {"ours": ours, "echo": theirs, "baseline": before}
+    return {"ours": ours, "echo": theirs, "baseline": before, "chance": lit, "told": told}
 
 
-def _lifted(src: Path | None = None) -> list[str]:
-    """Lift the server's table-opening rate limit where this Caltrop (or the one under ``src``)
-    has one (the benchmark opens hundreds of tables from one address)."""
+def _serve_help(src: Path | None = None) -> str:
+    """``caltrop serve --help`` of this Caltrop, or of the one under ``src`` (which options it
+    has)."""
     import subprocess
 
     env = {**os.environ, "PYTHONPATH": str(src or Path(__file__).resolve().parents[1] / "src")}
-    shown = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", "from caltrop.cli import main; main()", "serve", "--help"],
         capture_output=True,
         text=True,
         env={**env, "COLUMNS": "200"},
         check=False,
     ).stdout
-    if "--new-tables-per-minute" in shown:
+
+
+def _lifted(src: Path | None = None) -> list[str]:
+    """Lift the server's table-opening rate limit where this Caltrop (or the one under ``src``)
+    has one (the benchmark opens hundreds of tables from one address)."""
+    if "--new-tables-per-minute" in _serve_help(src):
         return ["--new-tables-per-minute", "100000", "--new-tables-burst", "100000"]
     return []
 
@@ -349,6 +414,9 @@ def main(argv: list[str] | None = None) -> None:
         metavar="SRC",
         help="another checkout's src folder: its server is measured at every rate too",
     )
+    parser.add_argument(
+        "--no-chance", action="store_true", help="leave out the server with the chance on"
+    )
     args = parser.parse_args(argv)
     rates = [float(r) for r in args.rates.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
@@ -360,6 +428,7 @@ def main(argv: list[str] | None = None) -> None:
                 args.seconds,
                 f"sqlite:///{Path(tmp) / 'b.db'}",
                 args.baseline,
+                chance=not args.no_chance,
             )
         )
 
@@ -406,6 +475,18 @@ def run(console: Any, *, quick: bool) -> list[Any]:
                 p99 < 0.100 and p99 <= 3 * echo[0].p99,
             )
         )
+        lit = got["chance"]
+        if lit:  # issue 23 item 4: the chance of winning on does not slow a command
+            ratio = lit[0].p99 / ours[0].p99
+            targets.append(
+                Target(
+                    "openloop",
+                    f"{tables} × {sockets} at {ours[0].rate:g}/s, the chance on: p99 ratio",
+                    "≤ 1.25× off",
+                    f"{ratio:.2f}×",
+                    ratio <= 1.25,
+                )
+            )
     return targets
 
 

@@ -99,6 +99,13 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    chance: Annotated[
+        bool,
+        typer.Option(
+            help="The live chance of winning on the GM's screen, worked out in a worker "
+            "process (issue 23)",
+        ),
+    ] = True,
 ) -> None:
     """Serve tables to a GM and players on their own devices (HTTP and WebSockets)."""
     import uvicorn
@@ -150,6 +157,7 @@ def serve(
             new_tables_per_minute=(
                 NEW_TABLES_PER_MINUTE if new_tables_per_minute is None else new_tables_per_minute
             ),
+            chance=chance,
         )
     )
     settle_for_serving()  # short collector pauses (issue 11's p99)

@@ -25,6 +25,8 @@ class TableRow(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(default=_now)
+    #: the GM shows the live chance of winning to the players too (issue 23 item 4; off at first)
+    chance_shown: Mapped[bool] = mapped_column(default=False)
 
 
 class EncounterRow(Base):

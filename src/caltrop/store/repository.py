@@ -442,6 +442,24 @@ class Repository:
             row.visibility = _dumps(visibility)
             _notify(session, row.table_id, "visibility")
 
+    def chance_shown(self, table_id: str) -> bool:
+        """Whether the GM shows the live chance of winning to the table's players (issue 23)."""
+        with self.engine.connect() as connection:
+            shown = connection.scalar(select(TableRow.chance_shown).where(TableRow.id == table_id))
+        if shown is None:
+            raise NotFoundError(f"no table {table_id!r}")
+        return bool(shown)
+
+    def set_chance_shown(self, table_id: str, shown: bool) -> None:
+        """The GM shows the live chance of winning to the players, or hides it (other processes
+        are told as of a visibility change)."""
+        with self._write.begin() as session:
+            row = session.get(TableRow, table_id)
+            if row is None:
+                raise NotFoundError(f"no table {table_id!r}")
+            row.chance_shown = shown
+            _notify(session, table_id, "visibility")
+
     def encounters(self, table_id: str) -> list[EncounterRecord]:
         """Every encounter of the table, in the order they were played."""
         with self._read() as session:

@@ -337,6 +337,22 @@ class Tables:
         with self._cache_lock:
             self._visibility[located.encounter_id] = merged
 
+    def set_chance_shown(self, seat: Seat, shown: bool) -> None:
+        """The GM shows the live chance of winning to the players, or hides it again (issue 23
+        item 4; stored with the table, so it outlives a restart); 403 for a player."""
+        if seat.role != "gm":
+            raise ForbiddenError(
+                "only the GM decides whether the players see the chance of winning"
+            )
+        self.repository.set_chance_shown(seat.table_id, shown)
+
+    def playing(self, table_id: str) -> tuple[Located, Encounter]:
+        """Where the table is (its current encounter, head, visibility) and that encounter's
+        state at the head: the cached state itself (never changed in place: a commit replaces
+        it), for a reader that only reads."""
+        located = self.repository.locate(table_id)
+        return located, self._at_head(located)
+
     def next_encounter(
         self,
         seat: Seat,

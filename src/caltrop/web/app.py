@@ -27,12 +27,13 @@ from caltrop.store.checkpoint import Checkpointer
 from caltrop.store.repository import NotFoundError
 from caltrop.store.service import RefusalError, Tables
 from caltrop.web import pages
+from caltrop.web.chance import ChanceHub
 from caltrop.web.errors import document_errors, refusal_body, status_of, validation_detail
 from caltrop.web.headers import SecurityHeaders
 from caltrop.web.limits import Limits
 from caltrop.web.ratelimit import TokenBucket
 from caltrop.web.refusals import HtmxRefusals
-from caltrop.web.routes import builder, gm, log, play, socket, tables, tv
+from caltrop.web.routes import builder, chance, gm, log, play, socket, tables, tv
 from caltrop.web.settings import Settings
 from caltrop.web.stream import Hub
 from caltrop.web.watch import Watcher
@@ -53,12 +54,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             checkpointer.start()
         app.state.tables = Tables(Repository(engine))
         app.state.hub = Hub(app.state.tables)
+        if settings.chance:  # the live chance of winning, off the command path (issue 23)
+            app.state.hub = ChanceHub(app.state.tables, n=settings.chance_n)
+            await app.state.hub.chance.start()
         watcher = Watcher(app.state.hub, app.state.tables, engine)
         await watcher.start()  # other processes' commits reach this process's sockets
         try:
             yield
         finally:
             await watcher.stop()
+            if isinstance(app.state.hub, ChanceHub):
+                await app.state.hub.chance.stop()
             if checkpointer is not None:
                 await run_in_threadpool(checkpointer.stop)
             engine.dispose()
@@ -76,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(builder.router)  # issue 23 item 3: the encounter builder
     app.include_router(log.router)  # issue 22 item 6: the whole log on the page
     app.include_router(tv.router)  # issue 22: the table screen (a TV's read-only view)
+    app.include_router(chance.router)  # issue 23 item 4
 
     @app.exception_handler(RefusalError)
     async def refused(_request: Request, exc: RefusalError) -> JSONResponse:

@@ -112,6 +112,7 @@ ROUTES: Final = (
     Route("POST", "/table/screen/revoke", seat=True),
     Route("POST", "/api/screen", seat=True),
     Route("DELETE", "/api/screen", seat=True),
+    Route("POST", "/table/chance", seat=True),
 )
 #: the limits of a request no route of ROUTES matches
 ANY: Final = Route("*", "*")

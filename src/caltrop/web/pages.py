@@ -349,6 +349,8 @@ async def screen_socket(websocket: WebSocket) -> None:
             return False
         if kind in ("answer", "refused"):  # a command's answer, as JSON (caltrop.js reads it)
             await websocket.send_text(message.text)
+        elif kind == "chance":  # the chance of winning's panel (web/chance.py renders it)
+            await websocket.send_text(message.memo["screen"])
         elif kind == "view":  # (encounter messages: the view that follows shows them)
             html_text = message.memo.get("screen")
             if html_text is None:  # rendered once for all the viewer's screens

@@ -20,10 +20,16 @@ class Settings:
     commit waits for the disk, so it survives a power cut too, at the disk's latency.
 
     ``new_tables_burst`` and ``new_tables_per_minute``: how many tables one client address may
-    open at once, then a minute (:mod:`caltrop.web.ratelimit`; both 0: no limit)."""
+    open at once, then a minute (:mod:`caltrop.web.ratelimit`; both 0: no limit).
+
+    ``chance``: the live chance of winning on the GM's screen (:mod:`caltrop.web.chance`, a
+    worker process; ``caltrop serve`` turns it on), ``chance_n`` its fights per answer (None:
+    :func:`caltrop.sim.live.chance_at`'s default)."""
 
     database_url: str | None = None
     base_url: str = "http://127.0.0.1:8000"
     sqlite_sync: Literal["normal", "full"] = "normal"
     new_tables_burst: int = NEW_TABLES_BURST
     new_tables_per_minute: float = NEW_TABLES_PER_MINUTE
+    chance: bool = False
+    chance_n: int | None = None

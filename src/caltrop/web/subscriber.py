@@ -62,6 +62,8 @@ class Subscriber:
     last_seq: int = -1
     #: how many hellos it said (a step leaves alone a socket that said hello meanwhile)
     hellos: int = 0
+    #: a JSON socket whose hello asked for the chance of winning (issue 23 item 4)
+    chance: bool = False
     queue: asyncio.Queue[Outgoing] = field(default_factory=lambda: asyncio.Queue(QUEUE_BOUND))
     behind: asyncio.Event = field(default_factory=asyncio.Event)
 

@@ -157,6 +157,8 @@ async def hello(hub: Hub, subscriber: Subscriber, said: Any) -> None:
     ):
         subscriber.put(_error(HELLO_HELP))
         return
+    if isinstance(said, dict) and said.get("chance") is True:
+        subscriber.chance = True  # the chance of winning too, when it may see it (issue 23)
     stream = hub.stream(subscriber.seat.table_id)
     if stream is None:
         return
