@@ -15,6 +15,7 @@ the hit, the damage through the defence, and the end must be the kernel's.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -147,3 +148,73 @@ def test_what_it_cannot_hold_is_none() -> None:
     while (who := encounter.current()) != TERMINAL:
         encounter.apply(RollDice() if who == CHANCE else policy.choose(encounter, who))
     assert resume.snapshot(encounter) is None  # over
+
+
+# -- the one entry point for either module (caltrop.sim.fast.resume) --------------------------
+
+
+def test_one_entry_point_serves_both_modules() -> None:
+    from caltrop.sim.fast import resume as entry
+    from caltrop.sim.fast.tactical import resume as action_load
+
+    assert set(entry.RESUMES) == {"action_load", "action_points"}
+    assert isinstance(entry.resume_for(load_encounter("warband-ap")), Resume)
+    assert isinstance(entry.resume_for(load_encounter("goblin-ambush")), action_load.Resume)
+
+
+def test_the_win_chance_from_the_start_is_the_kernels_win_rate() -> None:
+    """From Bridge Duel's first state (its initiative rolls pending, R30), P(PC win) over 4,000
+    resumed fights lies within 4 standard errors of 4,000 whole kernel fights' rate (other
+    streams, the same policy); the encounter is not changed."""
+    from caltrop.sim.fast.points_tactical import play_points_tactical
+    from caltrop.sim.fast.resume import win_chance
+
+    definition = load_encounter("bridge-duel-ap")
+    encounter = Encounter.begin(definition, 2, record=False)
+    before = encounter.key()
+    chance = win_chance(encounter, 4000, seed=6)
+    assert chance is not None
+    assert encounter.key() == before
+    whole = play_points_tactical(compile_points_tactical(definition), 4000, 6)
+    rate = float((whole.winner == 1).mean())  # PC_WINS is 1 in the runner's codes
+    se = math.sqrt(rate * (1 - rate) / 4000) * math.sqrt(2)
+    assert abs(chance.p - rate) < 4 * se, (chance, rate)
+    lo, hi = chance.interval()
+    assert lo < chance.p < hi
+
+
+def test_the_win_chance_moves_with_the_fight_and_is_certain_at_its_end() -> None:
+    """After a fight's last roll the chance is 1 or 0; mid-fight, a side that is down to its
+    last creature with the other side whole has the lower chance than at the start."""
+    from caltrop.sim.fast.resume import win_chance
+
+    definition = load_encounter("bridge-duel-ap")
+    stops = _play_out(definition, 5)
+    last = stops[kernel.R_DEFENCE][-1].clone()
+    last.apply(RollDice())
+    while (who := last.current()) != TERMINAL:
+        last.apply(RollDice() if who == CHANCE else TacticalPolicy().choose(last, who))
+    final = win_chance(last, 10, seed=1)
+    assert final is not None
+    assert final.p in (0.0, 1.0)
+    assert final.p == (1.0 if last.winner is not None and last.winner.value == "pc" else 0.0)
+
+
+def test_action_load_states_go_on_to_their_attack_roll() -> None:
+    """An Action Load state at a decision is played on by tactical's decisions (no dice) to
+    its attack roll, where its kernel lands it: the same chance as asked at that roll."""
+    from caltrop.sim.fast.resume import win_chance
+
+    definition = load_encounter("goblin-ambush")
+    encounter = Encounter.begin(definition, 3, record=False)
+    policy = TacticalPolicy()
+    while encounter.current() == CHANCE:
+        encounter.apply(RollDice())
+    assert encounter.current() not in (CHANCE, TERMINAL)
+    asked = win_chance(encounter, 500, seed=9)
+    at_roll = encounter.clone()
+    while (who := at_roll.current()) not in (CHANCE, TERMINAL):
+        at_roll.apply(policy.choose(at_roll, who))
+    assert asked is not None
+    assert asked == win_chance(at_roll, 500, seed=9)
+    assert 0.0 < asked.p < 1.0
