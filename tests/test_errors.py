@@ -71,6 +71,9 @@ PROGRAMMING_ERRORS: dict[tuple[str, str], str] = {
         "the numbers table's fill loop broke its own invariant (a number asked for again once "
         "given, or no settling): a kernel bug, never an input's"
     ),
+    ("caltrop.sim.fast.points_tactical.resume", "RuntimeError"): (
+        "the same fill loop's invariant, for fights played on from a snapshot: a kernel bug"
+    ),
     ("caltrop.sim.summary", "ValueError"): "a grid's runs not one per pair of values (its caller)",
     ("caltrop.table.log", "ValueError"): (
         "a log page of a size outside 1..MAX_PAGE (the routes bound it first, 422)"

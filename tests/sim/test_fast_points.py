@@ -18,6 +18,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from caltrop.content import load_encounter
 from caltrop.core.model import (
@@ -198,6 +200,17 @@ def test_geometry_is_cpythons() -> None:
     assert round2(0.125) == 0.12
     assert round2(0.375) == 0.38
     assert round2(2.675) == 2.67  # 2.675 is 2.67499999... in binary
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300),
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300),
+)
+def test_hypot_is_cpythons_at_every_magnitude(a: float, b: float) -> None:
+    """The exponent read from the float's bits (normal numbers) or by frexp (subnormal and
+    the largest ones) gives CPython's ``math.hypot`` to the bit, tiny and huge alike."""
+    assert hypot(a, b) == math.hypot(a, b), (a, b)
 
 
 # -- roll by roll: the kernel and the engine make the same decisions --------------------------

@@ -66,7 +66,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -80,7 +80,7 @@ from caltrop.sim.policies import Policy
 from caltrop.sim.tactics import TacticalPolicy, profile
 
 if TYPE_CHECKING:
-    from caltrop.sim.fast.tactical.resume import Resume
+    from caltrop.sim.fast.resume import Playouts
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +182,7 @@ class SearchPolicy:
         self.rng = rng
         self._compiled = compiled
         #: the kernel that plays the playouts on (None: the engine plays them)
-        self.resume: Resume | None = None
+        self.resume: Playouts[Any] | None = None
         self._asked = (budget, first, candidates, horizon, windows)
         self._asked_extra = extra
         self.budget = self.first = self.candidates = 0
@@ -426,17 +426,13 @@ class SearchPolicy:
 _SIDE_CODE = {Side.PC: 0, Side.NPC: 1}
 
 
-def _resume_for(encounter: Encounter) -> Resume | None:
-    """The compiled tactical policy for ``encounter``'s definition, or None if the kernel
-    cannot play it (``FastPathError``: the engine plays the playouts)."""
-    from caltrop.sim.fast.compile import FastPathError
-    from caltrop.sim.fast.tactical.compile import compile_tactical
-    from caltrop.sim.fast.tactical.resume import Resume
+def _resume_for(encounter: Encounter) -> Playouts[Any] | None:
+    """The compiled tactical policy for ``encounter``'s definition, whichever its module
+    (:func:`caltrop.sim.fast.resume.resume_for`), or None if no kernel can play it (the
+    engine plays the playouts)."""
+    from caltrop.sim.fast.resume import resume_for
 
-    try:
-        return Resume(compile_tactical(encounter.definition))
-    except FastPathError:
-        return None
+    return resume_for(encounter.definition)
 
 
 class _Remembered:

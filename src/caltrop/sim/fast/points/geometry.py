@@ -11,8 +11,11 @@ correctly rounded ``round(x, 2)`` (half-even on the exact binary value).
 from __future__ import annotations
 
 import math
+from typing import Any
 
-from numba import njit
+from llvmlite import ir  # type: ignore[import-untyped]
+from numba import njit, types
+from numba.extending import intrinsic
 
 _SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp)
 
@@ -42,16 +45,60 @@ def _fast_sum(a: float, b: float) -> tuple[float, float]:
     return x, (a - x) + b
 
 
+@intrinsic
+def _bits(typingctx: Any, x: Any) -> Any:
+    """The IEEE 754 bits of a float64, as an int64 (a bit cast: no arithmetic)."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _from_bits(typingctx: Any, x: Any) -> Any:
+    """The float64 of IEEE 754 bits (the inverse of :func:`_bits`)."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+#: the smallest normal float64 (C's ``DBL_MIN``)
+_DBL_MIN = 2.2250738585072014e-308
+
+
 @njit(cache=True)
 def hypot(a: float, b: float) -> float:
-    """``math.hypot(a, b)`` exactly as CPython 3.11 computes it (finite arguments)."""
+    """``math.hypot(a, b)`` exactly as CPython 3.11 computes it (finite arguments).
+
+    ``frexp``'s exponent and ``ldexp(1.0, -e)`` are read from and written into the float's
+    bits where it is normal (the same numbers, without two calls into the C library: the
+    distances are about a quarter of the Action Point tactical kernel's time); subnormal
+    arguments are scaled by ``DBL_MIN`` first, as CPython does."""
     a = abs(a)
     b = abs(b)
     big = max(a, b)
     if big == 0.0:
         return big
-    _, e = math.frexp(big)
-    scale = math.ldexp(1.0, -e)
+    e = ((_bits(big) >> 52) & 0x7FF) - 1022  # type: ignore[call-arg]  # big = m * 2**e
+    factor = 1.0
+    if -1021 <= e <= 1021:
+        scale = _from_bits((1023 - e) << 52)  # 2**-e
+    else:
+        _, e = math.frexp(big)
+        if e < -1023:  # ldexp(1.0, -e) would overflow: CPython scales the subnormals up
+            a, b = a / _DBL_MIN, b / _DBL_MIN
+            _, e = math.frexp(max(a, b))
+            factor = _DBL_MIN
+        scale = math.ldexp(1.0, -e)
+    return factor * _norm(a, b, scale)  # 1.0 * x is x, to the bit
+
+
+@njit(cache=True, inline="always")
+def _norm(a: float, b: float, scale: float) -> float:
+    """CPython 3.11's ``vector_norm`` of (a, b) ≥ 0 with its power-of-two ``scale``."""
     csum = 1.0
     frac1 = 0.0
     frac2 = 0.0

@@ -603,6 +603,39 @@ def _shooter_spots(tab, work, i, t, ap, spots):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _threats_still(work, i):  # type: ignore[no-untyped-def]
+    """Keep the threats at spots worked out for ``i``'s last decision if they still hold, else
+    forget them. A spot's threat (:func:`_threat`) reads only where the others stand, whether
+    they are down, what they hold, and ``i``'s Health: none of that changes when ``i`` moves,
+    aims or swings without felling anyone, so the decisions of one turn share most spots (a
+    Warband encounter weighed about 1,400 spots in 290 decisions before)."""
+    st, pos = work[0], work[1]
+    seen, mark, where = work[16], work[22], work[23]
+    n = st.shape[0]
+    same = mark[0] == i and mark[1] == st[i, S_HEALTH]
+    for e in range(n):
+        if not same:
+            break
+        if e != i and (
+            mark[2 + e] != st[e, S_DOWN]
+            or mark[2 + n + e] != st[e, S_EQ]
+            or where[e, 0] != pos[e, 0]
+            or where[e, 1] != pos[e, 1]
+        ):
+            same = False
+    if same:
+        return
+    seen[0] = 0
+    mark[0] = i
+    mark[1] = st[i, S_HEALTH]
+    for e in range(n):
+        mark[2 + e] = st[e, S_DOWN]
+        mark[2 + n + e] = st[e, S_EQ]
+        where[e, 0] = pos[e, 0]
+        where[e, 1] = pos[e, 1]
+
+
+@njit(cache=True)
 def _choose_turn(tab, work, i, rnd):  # type: ignore[no-untyped-def]
     """choose_turn / turn_plans: the best attack plan whose first step is legal, else _engage;
     the step is written to the decision buffer."""
@@ -621,10 +654,21 @@ def _choose_turn(tab, work, i, rnd):  # type: ignore[no-untyped-def]
     speed = pla[i, F_SPEED]
     dex = cre[i, C_DEX]
     have = st[i, S_FLOAT]
-    nh0 = _threat(tab, work, i, hx, hy, harm0, has0, holds0)
     seen, seen_xy, seen_harm, seen_has = work[16], work[17], work[18], work[19]
     seen_holds, seen_nh = work[20], work[21]
-    seen[0] = 0
+    _threats_still(work, i)
+    nh0 = -1
+    for z in range(seen[0]):
+        if seen_xy[z, 0] == hx and seen_xy[z, 1] == hy:
+            nh0 = seen_nh[z]
+            for e in range(n):
+                harm0[e] = seen_harm[z, e]
+                has0[e] = seen_has[z, e]
+            for r in range(nh0):
+                holds0[r] = seen_holds[z, r]
+            break
+    if nh0 < 0:
+        nh0 = _threat(tab, work, i, hx, hy, harm0, has0, holds0)
     found = False
     bv = 0.0
     w0, w1 = cre[i, C_W0], cre[i, C_W1]
@@ -1024,13 +1068,21 @@ def _roll_terms(term, t0, t1, s):  # type: ignore[no-untyped-def]
 def _window(tab, work, standing, a, t, incoming, shot, s, rnd, trace, rows):  # type: ignore[no-untyped-def]
     """R45's defence window on ``incoming`` damage to ``t`` and its roll (R40); returns
     (stream, rows, GOING or the side that won)."""
-    cre = tab[0]
-    st, pos, order = work[0], work[1], work[2]
-    n = st.shape[0]
-    ctx_cover = False
-    mode = -1
+    mode, ctx_cover, rows = _defend(tab, work, a, t, incoming, shot, False, rnd, trace, rows)
     assists = 0
-    # the defender, asked until it passes or has no reaction left
+    if mode >= 0:
+        assists, rows = _assists(tab, work, a, t, incoming, mode, ctx_cover, 0, 1, rnd, trace, rows)
+    return _defence_roll(
+        tab, work, standing, a, t, incoming, mode, assists, ctx_cover, -1, s, rnd, trace, rows
+    )
+
+
+@njit(cache=True)
+def _defend(tab, work, a, t, incoming, shot, ctx_cover, rnd, trace, rows):  # type: ignore[no-untyped-def]
+    """The defender of R45's window, asked until it passes or has no reaction left (R40):
+    (its Block or Dodge or -1, cover taken in this window, rows)."""
+    st = work[0]
+    mode = -1
     while mode < 0 and st[t, S_RP] + st[t, S_FLOAT] >= 1:
         choice = _choose_defence(tab, work, t, a, incoming, ctx_cover, shot)
         if choice < 0:
@@ -1045,43 +1097,68 @@ def _window(tab, work, standing, a, t, incoming, shot, s, rnd, trace, rows):  # 
             st[t, S_COVER] |= 1 << a
         else:
             mode = choice
-    if mode >= 0:
-        # the others in turn order after the defender: adjacent allies may assist
-        at = 0
-        for p in range(n):
-            if order[p] == t:
-                at = p
-        for q in range(1, n):
-            j = order[(at + q) % n]
-            if st[j, S_DOWN] != 0 or cre[j, C_SIDE] != cre[t, C_SIDE]:
-                continue
-            if hypot(pos[j, 0] - pos[t, 0], pos[j, 1] - pos[t, 1]) > ADJ + 1e-9:
-                continue
-            while st[j, S_RP] + st[j, S_FLOAT] >= 1:
-                if _wants_assist(tab, work, j, t, a, incoming, mode, assists, ctx_cover):
-                    rows = _row(trace, rows, K_ACT, j, V_ASSIST, -1, -1, 0, 0, 0, 0, rnd)
-                    _pay_rp(st, j, 1)
-                    st[j, S_REACT] += 1
-                    st[j, S_AIM] = 0
-                    assists += 1
-                else:
-                    rows = _row(trace, rows, K_PASS, j, -1, -1, -1, 0, 0, 0, 0, rnd)
-                    break
+    return mode, ctx_cover, rows
+
+
+@njit(cache=True)
+def _assists(tab, work, a, t, incoming, mode, ctx_cover, assists, q0, rnd, trace, rows):  # type: ignore[no-untyped-def]
+    """The others in turn order after the defender, from the ``q0``-th on: adjacent allies
+    may assist (R40), each asked until it passes; (the assists, rows)."""
+    cre = tab[0]
+    st, pos, order = work[0], work[1], work[2]
+    n = st.shape[0]
+    at = 0
+    for p in range(n):
+        if order[p] == t:
+            at = p
+    for q in range(q0, n):
+        j = order[(at + q) % n]
+        if st[j, S_DOWN] != 0 or cre[j, C_SIDE] != cre[t, C_SIDE]:
+            continue
+        if hypot(pos[j, 0] - pos[t, 0], pos[j, 1] - pos[t, 1]) > ADJ + 1e-9:
+            continue
+        while st[j, S_RP] + st[j, S_FLOAT] >= 1:
+            if _wants_assist(tab, work, j, t, a, incoming, mode, assists, ctx_cover):
+                rows = _row(trace, rows, K_ACT, j, V_ASSIST, -1, -1, 0, 0, 0, 0, rnd)
+                _pay_rp(st, j, 1)
+                st[j, S_REACT] += 1
+                st[j, S_AIM] = 0
+                assists += 1
+            else:
+                rows = _row(trace, rows, K_PASS, j, -1, -1, -1, 0, 0, 0, 0, rnd)
+                break
+    return assists, rows
+
+
+@njit(cache=True)
+def _defence_roll(  # type: ignore[no-untyped-def]
+    tab, work, standing, a, t, incoming, mode, assists, ctx_cover, landed, s, rnd, trace, rows
+):
+    """The window's roll (R40: Block, Dodge or none) and the damage through it: rolled, or with
+    ``landed`` ≥ 0 that total landed (a fight resumed at the roll, untraced); returns (stream,
+    rows, GOING or the side that won)."""
+    cre = tab[0]
+    st = work[0]
     resist = cre[t, C_RESIST]
     if mode < 0:
         dealt = max(0, incoming - resist)
-        rows = _row(trace, rows, K_ROLL, t, R_DEFENCE, a, dealt, 0, 0, 0, 0, rnd)
+        if landed < 0:
+            rows = _row(trace, rows, K_ROLL, t, R_DEFENCE, a, dealt, 0, 0, 0, 0, rnd)
     else:
         rating = cre[t, C_BLOCK] if mode == V_BLOCK else cre[t, C_DODGE]
         pool = max(1, rating + assists)
-        total, s = _d4s(pool, s)
+        if landed < 0:
+            total, s = _d4s(pool, s)
+        else:
+            total = landed
         cover = ctx_cover or (st[t, S_COVER] >> a) & 1 != 0
         defence = total * (2 if cover else 1) + resist
         if mode == V_BLOCK:
             dealt = max(0, incoming - defence)
         else:
             dealt = 0 if defence >= incoming else incoming
-        rows = _row(trace, rows, K_ROLL, t, R_DEFENCE, a, dealt, 0, 0, pool, total, rnd)
+        if landed < 0:
+            rows = _row(trace, rows, K_ROLL, t, R_DEFENCE, a, dealt, 0, 0, pool, total, rnd)
     st[t, S_HEALTH] = max(0, st[t, S_HEALTH] - dealt)
     st[a, S_DEALT] += dealt
     if st[t, S_HEALTH] == 0 and st[t, S_DOWN] == 0:
@@ -1103,6 +1180,7 @@ def begin(tab, work, standing):  # type: ignore[no-untyped-def]
     st, pos, order, miss = work[0], work[1], work[2], work[5]
     n = cre.shape[0]
     miss[0] = 0
+    work[22][0] = -1  # no threats at spots kept from another encounter (_threats_still)
     for c in range(n):
         for k in range(S_COLUMNS):
             st[c, k] = 0
@@ -1122,18 +1200,23 @@ def begin(tab, work, standing):  # type: ignore[no-untyped-def]
 def opening(tab, work, s, trace):  # type: ignore[no-untyped-def]
     """R30 with ``initiative: check``: a Speed check each, in participant order, then the
     order by total; otherwise the participant order."""
-    cre, check = tab[0], tab[7]
+    if tab[7] != 0:
+        return _initiative_from(tab, work, 0, s, trace, 0)
+    return s, 0
+
+
+@njit(cache=True)
+def _initiative_from(tab, work, first, s, trace, rows):  # type: ignore[no-untyped-def]
+    """R30's Speed checks of the participants from ``first`` on, in participant order (those
+    before it already rolled, into ``work[3]``), then the order by total."""
+    cre = tab[0]
     order, init = work[2], work[3]
     n = cre.shape[0]
-    rows = 0
-    if check != 0:
-        for c in range(n):
-            total, s = _d4s(cre[c, C_INIT_D4], s)
-            init[c] = total
-            rows = _row(
-                trace, rows, K_ROLL, c, R_INITIATIVE, -1, -1, 0, 0, cre[c, C_INIT_D4], total, 0
-            )
-        sort_by_initiative(order, n, init, cre, C_SIDE, C_INIT_SCORE)
+    for c in range(first, n):
+        total, s = _d4s(cre[c, C_INIT_D4], s)
+        init[c] = total
+        rows = _row(trace, rows, K_ROLL, c, R_INITIATIVE, -1, -1, 0, 0, cre[c, C_INIT_D4], total, 0)
+    sort_by_initiative(order, n, init, cre, C_SIDE, C_INIT_SCORE)
     return s, rows
 
 
@@ -1164,13 +1247,11 @@ def _relocate(st, pos, c, tx, ty):  # type: ignore[no-untyped-def]
         st[k, S_COVER] &= ~(1 << c)
 
 
-@njit(cache=True)
-def _turn(tab, work, standing, c, s, rnd, trace, rows):  # type: ignore[no-untyped-def]
-    cre, wpn, opt, term = tab[0], tab[2], tab[3], tab[6]
-    st, pos, dec, miss = work[0], work[1], work[4], work[5]
-    n = st.shape[0]
-    # R31: the owner gets its AP, loses its floating RP (R33); the others' RP are set
-    for k in range(n):
+@njit(cache=True, inline="always")
+def _turn_start(tab, work, c):  # type: ignore[no-untyped-def]
+    """R31: the owner gets its AP, loses its floating RP (R33); the others' RP are set."""
+    cre, st = tab[0], work[0]
+    for k in range(st.shape[0]):
         if k == c:
             st[k, S_AP] = cre[k, C_AP]
             st[k, S_RP] = 0
@@ -1178,6 +1259,20 @@ def _turn(tab, work, standing, c, s, rnd, trace, rows):  # type: ignore[no-untyp
         else:
             st[k, S_AP] = 0
             st[k, S_RP] = cre[k, C_RP]
+
+
+@njit(cache=True)
+def _turn(tab, work, standing, c, s, rnd, trace, rows):  # type: ignore[no-untyped-def]
+    """Creature ``c``'s turn, from its start: (stream, rows, GOING or the side that won)."""
+    _turn_start(tab, work, c)
+    return _turn_on(tab, work, standing, c, s, rnd, trace, rows)
+
+
+@njit(cache=True)
+def _turn_on(tab, work, standing, c, s, rnd, trace, rows):  # type: ignore[no-untyped-def]
+    """``c``'s turn from its next decision (an ally's off-turn step first, R32) to its end."""
+    cre, wpn, opt = tab[0], tab[2], tab[3]
+    st, pos, dec, miss = work[0], work[1], work[4], work[5]
     while True:
         if miss[0] >= MISS_CAP:
             return s, rows, DRAW  # played again once the numbers are known
@@ -1233,30 +1328,54 @@ def _turn(tab, work, standing, c, s, rnd, trace, rows):  # type: ignore[no-untyp
             cost = opt[arg, O_AP]
             st[c, S_AP] -= cost
             st[c, S_COST] += cost
-            if verb == V_ATTACK:
-                st[c, S_AIM] = 0
-                rolled, s = _roll_terms(term, opt[arg, O_T0], opt[arg, O_T1], s)
-                incoming = -((-rolled) // 2) + opt[arg, O_CONST]  # R38: halved up
-                rows = _row(trace, rows, K_ROLL, c, R_DAMAGE, t, -1, 0, 0, -1, incoming, rnd)
+            s, rows, winner = _strike(
+                tab, work, standing, c, verb, t, arg, R_HIT, -1, -1, s, rnd, trace, rows
+            )
+            if winner != GOING:
+                return s, rows, winner
+
+
+@njit(cache=True)
+def _strike(tab, work, standing, c, verb, t, arg, stage, landed, dc, s, rnd, trace, rows):  # type: ignore[no-untyped-def]
+    """``c``'s attack (R38) or shot (R39) of option ``arg`` on ``t``, paid for, from its roll
+    ``stage`` on (R45: hit, damage, then the defence window): every roll rolled, or the first
+    with ``landed`` ≥ 0 landed with that total (a fight resumed at the roll, untraced; a shot's
+    ``dc`` is then the engine's); returns (stream, rows, GOING or the side that won)."""
+    cre, wpn, opt, term = tab[0], tab[2], tab[3], tab[6]
+    st, pos = work[0], work[1]
+    if verb == V_ATTACK:
+        st[c, S_AIM] = 0
+        if landed >= 0:
+            incoming = landed
+        else:
+            rolled, s = _roll_terms(term, opt[arg, O_T0], opt[arg, O_T1], s)
+            incoming = -((-rolled) // 2) + opt[arg, O_CONST]  # R38: halved up
+            rows = _row(trace, rows, K_ROLL, c, R_DAMAGE, t, -1, 0, 0, -1, incoming, rnd)
+    else:
+        if stage == R_HIT:
+            pool = 0
+            if landed >= 0:
+                total = landed
             else:
                 w = opt[arg, O_WEAPON] + cre[c, C_W0]
                 dc = math.ceil(hypot(pos[c, 0] - pos[t, 0], pos[c, 1] - pos[t, 1]) - 1e-9)
                 favor = (1 if dc <= wpn[w, W_CLOSE] else -1) + st[c, S_AIM]  # R39
-                st[c, S_AIM] = 0
                 pool = max(1, cre[c, C_DEX] + favor)
                 total, s = _d4s(pool, s)
-                hit = total >= dc
+            st[c, S_AIM] = 0
+            hit = total >= dc
+            if landed < 0:
                 rows = _row(trace, rows, K_ROLL, c, R_HIT, t, int(hit), 0, 0, pool, total, rnd)
-                if not hit:
-                    continue
-                rolled, s = _roll_terms(term, opt[arg, O_T0], opt[arg, O_T1], s)
-                incoming = rolled + opt[arg, O_CONST]
-                rows = _row(trace, rows, K_ROLL, c, R_DAMAGE, t, -1, 0, 0, -1, incoming, rnd)
-            s, rows, winner = _window(
-                tab, work, standing, c, t, incoming, verb == V_SHOOT, s, rnd, trace, rows
-            )
-            if winner != GOING:
-                return s, rows, winner
+            if not hit:
+                return s, rows, GOING
+            landed = -1
+        if landed >= 0:
+            incoming = landed
+        else:
+            rolled, s = _roll_terms(term, opt[arg, O_T0], opt[arg, O_T1], s)
+            incoming = rolled + opt[arg, O_CONST]
+            rows = _row(trace, rows, K_ROLL, c, R_DAMAGE, t, -1, 0, 0, -1, incoming, rnd)
+    return _window(tab, work, standing, c, t, incoming, verb == V_SHOOT, s, rnd, trace, rows)
 
 
 @njit(cache=True, inline="always")
@@ -1292,6 +1411,8 @@ def new_work(tab):  # type: ignore[no-untyped-def]
         np.zeros((SPOTS, n), np.bool_),  # 19 … which enemies
         np.zeros((SPOTS, holds), np.float64),  # 20 … floating RP values
         np.zeros(SPOTS, np.int64),  # 21 … how many
+        np.zeros(2 + 2 * n, np.int64),  # 22 what they were worked out for (_threats_still)
+        np.zeros((n, 2), np.float64),  # 23 … where the others stood
     )
 
 
@@ -1313,7 +1434,8 @@ def record(tab, work, i, rows, out):  # type: ignore[no-untyped-def]
         missing[i, 1 + r] = miss[1 + r]
 
 
-# play_one, play_many and play_traced: the shared loop with the parts above
+# play_on, play_one, play_many and play_traced: the shared loop with the parts above
+play_on: Any
 play_one: Any
 play_many: Any
 play_traced: Any
@@ -1336,3 +1458,104 @@ def play_listed(key0, key1, indices, chunk, tab, max_rounds, winner, rounds, out
             winner[r] = w
             rounds[r] = k
             record(tab, work, r, rows, out)
+
+
+# -- playing on from the engine's state (:mod:`.resume`) -------------------------------------
+
+# where a resumed fight stands (``pending``): the turn owner, its round and turn position, and
+# what waits: a roll (initiative, hit, damage, defence) or a decision (the owner's, the
+# defender's, an ally's in the window)
+(
+    P_STAGE, P_OWNER, P_ROUND, P_POS, P_ROLLER, P_TARGET, P_ARG, P_VERB, P_DC, P_INCOMING,
+    P_MODE, P_ASSISTS, P_COVER, P_ASKED,
+) = range(14)  # fmt: skip
+P_COLUMNS = 14
+#: stages of ``pending[P_STAGE]`` beyond the rolls' R_*: a decision
+W_TURN, W_DEFEND, W_ASSIST = range(4, 7)
+
+
+@njit(cache=True)
+def _play_on_from(tab, work, standing, pending, landed, s, max_rounds, trace, rows):  # type: ignore[no-untyped-def]
+    """One fight from the restored state in ``work``: ``pending``'s roll landed with ``landed``
+    (or its decision made), the turn owner's turn on, then the rounds; (winner, rounds, rows)."""
+    n = tab[0].shape[0]
+    stage = pending[P_STAGE]
+    c, rnd, at = pending[P_OWNER], pending[P_ROUND], pending[P_POS]
+    if stage == R_INITIATIVE:
+        k = pending[P_ROLLER]
+        work[3][k] = landed
+        s, rows = _initiative_from(tab, work, k + 1, s, trace, rows)
+        s, w, rnd, rows = play_on(s, tab, work, standing, n, 1, 0, max_rounds, trace, rows)  # noqa: F821
+        return w, rnd, rows
+    w = GOING
+    t, arg, verb = pending[P_TARGET], pending[P_ARG], pending[P_VERB]
+    incoming, mode = pending[P_INCOMING], pending[P_MODE]
+    assists, cover = pending[P_ASSISTS], pending[P_COVER] != 0
+    shot = verb == V_SHOOT
+    if R_HIT <= stage <= R_DAMAGE:
+        s, rows, w = _strike(
+            tab, work, standing, c, verb, t, arg, stage, landed, pending[P_DC], s, rnd, trace,
+            rows,
+        )  # fmt: skip
+    elif stage != W_TURN:  # the defence window: its defender, an ally or its roll
+        if stage == W_DEFEND:
+            mode, cover, rows = _defend(tab, work, c, t, incoming, shot, cover, rnd, trace, rows)
+            landed = -1
+            if mode >= 0:
+                assists, rows = _assists(
+                    tab, work, c, t, incoming, mode, cover, 0, 1, rnd, trace, rows
+                )
+        elif stage == W_ASSIST:
+            landed = -1
+            assists, rows = _assists(
+                tab, work, c, t, incoming, mode, cover, assists, pending[P_ASKED], rnd, trace,
+                rows,
+            )  # fmt: skip
+        s, rows, w = _defence_roll(
+            tab, work, standing, c, t, incoming, mode, assists, cover, landed, s, rnd, trace, rows
+        )
+    if w == GOING:
+        s, rows, w = _turn_on(tab, work, standing, c, s, rnd, trace, rows)
+    if w == GOING:
+        s, w, rnd, rows = play_on(s, tab, work, standing, n, rnd, at + 1, max_rounds, trace, rows)  # noqa: F821
+    return w, rnd, rows
+
+
+@njit(cache=True)
+def play_resumed(  # type: ignore[no-untyped-def]
+    key0, key1, streams, tab, snap, pending, totals, max_rounds, winner, rounds, out, trace
+):
+    """Fights on from the engine's state ``snap`` (state, positions, turn order, initiative
+    totals): fight ``i`` lands ``pending``'s roll with ``totals[i]`` (a decision ignores it)
+    and plays to the end on the stream ``streams[i]``; writes ``winner[i]``, ``rounds[i]``
+    and ``out`` (steps, figures, missing keys, as ``record``); returns the rows the last one
+    traced (the first ``trace.shape[0]`` written)."""
+    work = new_work(tab)
+    standing = np.zeros(2, np.int64)
+    st0, pos0, order0, init0 = snap
+    st, pos, order, init, miss = work[0], work[1], work[2], work[3], work[5]
+    cre = tab[0]
+    n = cre.shape[0]
+    rows = 0
+    for i in range(winner.shape[0]):
+        s = stream_start(key0, key1, np.uint64(streams[i]))
+        standing[0] = 0
+        standing[1] = 0
+        for c in range(n):
+            for k in range(S_COLUMNS):
+                st[c, k] = st0[c, k]
+            pos[c, 0] = pos0[c, 0]
+            pos[c, 1] = pos0[c, 1]
+            order[c] = order0[c]
+            init[c] = init0[c]
+            if st[c, S_DOWN] == 0:
+                standing[cre[c, C_SIDE]] += 1
+        miss[0] = 0
+        work[22][0] = -1
+        w, rnd, rows = _play_on_from(
+            tab, work, standing, pending, totals[i], s, max_rounds, trace, 0
+        )
+        winner[i] = w
+        rounds[i] = rnd
+        record(tab, work, i, rows, out)
+    return rows

@@ -11,7 +11,7 @@ from caltrop.encounter import CHANCE, TERMINAL, Encounter, RollKind
 from caltrop.errors import PointsTacticalMismatchError as PointsTacticalMismatchError
 from caltrop.sim.fast.points_tactical import kernel as k
 from caltrop.sim.fast.points_tactical.compile import CompiledPointsTactical
-from caltrop.sim.fast.points_tactical.simulate import trace_points_tactical
+from caltrop.sim.fast.points_tactical.simulate import PointsTacticalTrace, trace_points_tactical
 from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS
 from caltrop.sim.runner import _points
 from caltrop.sim.tactics import TacticalPolicy
@@ -93,10 +93,24 @@ def replay_points_tactical(
     :class:`PointsTacticalMismatchError` at the first difference."""
     trace = trace_points_tactical(compiled, seed, index, max_rounds=max_rounds)
     encounter = Encounter.begin(compiled.definition, 0, record=False)
+    return follow(compiled, encounter, trace, f"encounter {index}", max_rounds=max_rounds)
+
+
+def follow(
+    compiled: CompiledPointsTactical,
+    encounter: Encounter,
+    trace: PointsTacticalTrace,
+    label: str,
+    *,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+) -> PointsTacticalReplay:
+    """Play ``encounter`` on in the engine with the Python tactical policy along a kernel
+    ``trace`` from the same state (a whole encounter's, or one resumed from a snapshot, its
+    landed roll applied): every decision and roll checked as :func:`replay_points_tactical`
+    says; raises :class:`PointsTacticalMismatchError` at the first difference."""
     policy = TacticalPolicy()
     ids = compiled.ids
     rows = [list(map(int, r)) for r in trace.rows]
-    label = f"encounter {index}"
     commands: list[Command] = []
     step = rolls = reactions = 0
     size = len(ids)

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 import caltrop.sim.fast.tactical.kernel as kernel
 from caltrop.economy.pending import RollKind
-from caltrop.encounter import Encounter
+from caltrop.encounter import CHANCE, Encounter
 from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS, _keys
 from caltrop.sim.fast.tactical.compile import CompiledTactical
 from caltrop.sim.fast.tactical.tables import Knobs, TacticalTrace, _tab, steps_of
@@ -40,6 +40,11 @@ class Snapshot:
     boon_dis: npt.NDArray[np.uint64]
     #: the pending attack: roller, roll id, target, round, the roller's turn position
     pending: I64
+
+    @property
+    def roll(self) -> bool:
+        """Always: the fight waits on its attack roll (as an Action Point snapshot may)."""
+        return True
 
     def arrays(self) -> tuple[I64, npt.NDArray[np.uint64], npt.NDArray[np.uint64], I64]:
         return (self.state, self.boon_adv, self.boon_dis, self.pending)
@@ -74,6 +79,7 @@ class Resume:
             or encounter.order != self._order
             or any(encounter.gone)
             or any(encounter.conditions)
+            or encounter.current() != CHANCE  # its reaction window not yet answered
         ):
             return None
         roll = encounter.pending[0]
