@@ -162,48 +162,31 @@ def test_one_entry_point_serves_both_modules() -> None:
     assert isinstance(entry.resume_for(load_encounter("goblin-ambush")), action_load.Resume)
 
 
-def test_the_win_chance_from_the_start_is_the_kernels_win_rate() -> None:
-    """From Bridge Duel's first state (its initiative rolls pending, R30), P(PC win) over 4,000
-    resumed fights lies within 4 standard errors of 4,000 whole kernel fights' rate (other
-    streams, the same policy); the encounter is not changed."""
+def test_fights_resumed_from_the_first_state_win_as_often_as_whole_kernel_fights() -> None:
+    """From Bridge Duel's first state (its initiative rolls pending, R30), 4,000 fights resumed
+    by this kernel (:func:`caltrop.sim.live.play_on`, the live chance's one estimate) win within
+    4 standard errors of 4,000 whole kernel fights (other streams, the same policy); the
+    encounter is not changed."""
     from caltrop.sim.fast.points_tactical import play_points_tactical
-    from caltrop.sim.fast.resume import win_chance
+    from caltrop.sim.fast.resume import resume_for
+    from caltrop.sim.live import play_on
 
     definition = load_encounter("bridge-duel-ap")
     encounter = Encounter.begin(definition, 2, record=False)
     before = encounter.key()
-    chance = win_chance(encounter, 4000, seed=6)
-    assert chance is not None
+    wins, resumed = play_on(encounter, 4000, 6, resume=resume_for(definition))
+    assert resumed
     assert encounter.key() == before
     whole = play_points_tactical(compile_points_tactical(definition), 4000, 6)
     rate = float((whole.winner == 1).mean())  # PC_WINS is 1 in the runner's codes
     se = math.sqrt(rate * (1 - rate) / 4000) * math.sqrt(2)
-    assert abs(chance.p - rate) < 4 * se, (chance, rate)
-    lo, hi = chance.interval()
-    assert lo < chance.p < hi
-
-
-def test_the_win_chance_moves_with_the_fight_and_is_certain_at_its_end() -> None:
-    """After a fight's last roll the chance is 1 or 0; mid-fight, a side that is down to its
-    last creature with the other side whole has the lower chance than at the start."""
-    from caltrop.sim.fast.resume import win_chance
-
-    definition = load_encounter("bridge-duel-ap")
-    stops = _play_out(definition, 5)
-    last = stops[kernel.R_DEFENCE][-1].clone()
-    last.apply(RollDice())
-    while (who := last.current()) != TERMINAL:
-        last.apply(RollDice() if who == CHANCE else TacticalPolicy().choose(last, who))
-    final = win_chance(last, 10, seed=1)
-    assert final is not None
-    assert final.p in (0.0, 1.0)
-    assert final.p == (1.0 if last.winner is not None and last.winner.value == "pc" else 0.0)
+    assert abs(wins / 4000 - rate) < 4 * se, (wins, rate)
 
 
 def test_action_load_states_go_on_to_their_attack_roll() -> None:
     """An Action Load state at a decision is played on by tactical's decisions (no dice) to
     its attack roll, where its kernel lands it: the same chance as asked at that roll."""
-    from caltrop.sim.fast.resume import win_chance
+    from caltrop.sim.live import chance_at
 
     definition = load_encounter("goblin-ambush")
     encounter = Encounter.begin(definition, 3, record=False)
@@ -211,10 +194,10 @@ def test_action_load_states_go_on_to_their_attack_roll() -> None:
     while encounter.current() == CHANCE:
         encounter.apply(RollDice())
     assert encounter.current() not in (CHANCE, TERMINAL)
-    asked = win_chance(encounter, 500, seed=9)
+    asked = chance_at(encounter, n=500, seed=9)
     at_roll = encounter.clone()
     while (who := at_roll.current()) not in (CHANCE, TERMINAL):
         at_roll.apply(policy.choose(at_roll, who))
-    assert asked is not None
-    assert asked == win_chance(at_roll, 500, seed=9)
-    assert 0.0 < asked.p < 1.0
+    assert asked.how == "resume"
+    assert asked == chance_at(at_roll, n=500, seed=9)
+    assert 0.0 < asked.pc_win.estimate < 1.0

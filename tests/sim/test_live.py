@@ -4,16 +4,18 @@ as ``caltrop sim`` at the start; turning points are the largest swings."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from caltrop.content import load_encounter
 from caltrop.core.commands import RollDice, parse_command
-from caltrop.core.model import Side
+from caltrop.core.model import Initiative, Side
 from caltrop.encounter import CHANCE, TERMINAL, Encounter
 from caltrop.sim.difficulty import assess
 from caltrop.sim.live import (
-    POINTS_N,
+    ENGINE_N,
     at_start,
     chance_at,
     live_seed,
@@ -110,22 +112,35 @@ def test_the_kernel_resume_agrees_with_the_engine_from_the_same_state() -> None:
         assert kernel.pc_win.lo <= engine.hi, (name, kernel, engine)
 
 
-def test_an_action_point_fight_is_played_by_the_engine_with_its_honest_interval() -> None:
-    """No compiled Action Point resume yet: the engine plays :data:`POINTS_N` fights, and the
-    interval is the Wilson interval of that few — it holds the kernel's figure at the start."""
-    definition = load_encounter("bridge-duel-ap")
+def test_an_action_point_fight_is_resumed_by_its_kernel_and_agrees_with_the_engine() -> None:
+    """Action Point encounters resume in their own kernel at any stage (R30 initiative, R31-R33
+    decisions, R38-R40 and R45 attack and defence stages): from mid-fight states of Bridge
+    Duel and Warband the kernel's figure and the engine's alone, on other seeds, overlap."""
+    for name, steps in (("bridge-duel-ap", 6), ("warband-ap", 9)):
+        state = played(name, steps, seed=3)
+        assert not at_start(state)
+        kernel = chance_at(state, seed=1, n=1000)
+        assert kernel.how == "resume", name
+        wins, resumed = play_on(state, 48, 2, resume=None)
+        assert not resumed
+        engine = wilson(wins, 48)
+        assert engine.lo <= kernel.pc_win.hi, (name, kernel, engine)
+        assert kernel.pc_win.lo <= engine.hi, (name, kernel, engine)
+
+
+def test_an_encounter_no_kernel_plays_is_played_in_the_engine_with_its_honest_interval() -> None:
+    """Action Load with initiative by check (R21) has no kernel: the engine plays
+    :data:`ENGINE_N` fights, and the interval is the Wilson interval of that few."""
+    base = load_encounter("orc-bridge")
+    ruleset = replace(base.ruleset, initiative=Initiative.CHECK, initiative_aspect="Finesse")
+    definition = replace(base, ruleset=ruleset)
     assert resume_for(definition) is None
     state = Encounter.begin(definition, 2)
-    wins, resumed = play_on(state, POINTS_N, 8)
-    assert not resumed
-    kernel = chance_at(state, seed=8, n=2000)
-    assert kernel.how == "start"
-    engine = wilson(wins, POINTS_N)
-    assert engine.contains(kernel.pc_win.estimate), (engine, kernel)
-    mid = played("bridge-duel-ap", 6, seed=3)
-    answer = chance_at(mid, seed=1)
+    state.apply(RollDice())
+    answer = chance_at(state, seed=1)
     assert answer.how == "engine"
-    assert answer.n == POINTS_N
+    assert answer.n == ENGINE_N
+    assert answer.pc_win == wilson(answer.wins, ENGINE_N)
 
 
 def test_the_seed_comes_from_the_table_and_the_seq() -> None:

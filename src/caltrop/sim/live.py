@@ -19,11 +19,11 @@ Three ways, by where the encounter stands:
   totals by a multinomial draw on their exact probabilities (each fight's total is then an
   independent draw, so the ``n`` fights are ``n`` independent play-outs and the Wilson
   interval is honest), and each group goes on alike — until a roll where the compiled kernel
-  can take over (:func:`resume_for`: Action Load, at the turn owner's attack roll, R15's
-  window answered), which lands each fight's total and plays it to the end
-  (:class:`~caltrop.sim.fast.tactical.resume.Resume`, the same choices as the Python policy).
-  Action Point encounters have no compiled resume yet: the engine plays them, with a smaller
-  sample (:data:`POINTS_N`) and its wider interval.
+  can take over (Action Load: at the turn owner's attack roll, R15's window answered; Action
+  Points: at any stage, R30–R45), which lands each fight's total and plays it to the end
+  (:func:`resume_for`: the module's ``Resume``, the same choices as the Python policy).
+  An encounter no kernel can play is played in the engine, with a smaller sample
+  (:data:`ENGINE_N`) and its wider interval.
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ from caltrop.sim.tactics import TacticalPolicy
 #: fights per answer where the compiled kernel plays them (Action Load; any encounter at its
 #: start): ±3 percentage points at worst (Wilson 95%, p = ½)
 LOAD_N: Final = 1_000
-#: fights per answer played in the engine (an Action Point encounter past its start: ~70 ms a
-#: fight of Warband AP; ±17 points at worst)
-POINTS_N: Final = 32
+#: fights per answer played in the engine (an encounter no kernel can play, e.g. Action Load
+#: with ``initiative: check``: tens of ms a fight; ±17 points at worst)
+ENGINE_N: Final = 32
 #: how many turning points :func:`turning_points` names by default
 TURNS: Final = 3
 
@@ -101,7 +101,7 @@ def chance_at(
     max_rounds: int = DEFAULT_MAX_ROUNDS,
 ) -> Chance:
     """P(PC win) from ``encounter`` as it stands (module docs); ``encounter`` is not changed.
-    ``n``: fights to play (None: :data:`LOAD_N` where the kernel plays, :data:`POINTS_N` in
+    ``n``: fights to play (None: :data:`LOAD_N` where the kernel plays, :data:`ENGINE_N` in
     the engine)."""
     if n is not None and n < 1:
         raise CaltropError(f"the chance of winning needs at least 1 fight, not {n}")
@@ -120,7 +120,7 @@ def chance_at(
             wins = int((records.winner == PC_WINS).sum())
             return Chance(wilson(wins, size), size, wins, seed, "start")
     resume = resume_for(encounter.definition)
-    size = n or (LOAD_N if resume is not None else POINTS_N)
+    size = n or (LOAD_N if resume is not None else ENGINE_N)
     wins, resumed = play_on(encounter, size, seed, resume=resume, max_rounds=max_rounds)
     return Chance(wilson(wins, size), size, wins, seed, "resume" if resumed else "engine")
 
@@ -183,22 +183,12 @@ def play_on(
 
 def resume_for(definition: EncounterDef) -> Any:
     """The compiled kernel that plays fights on from a snapshot of ``definition``'s running
-    encounters (:class:`~caltrop.sim.fast.tactical.resume.Resume`, Action Load), or None: the
-    engine plays them (an Action Point encounter — its kernel resumes from no snapshot yet —
-    or one the kernel cannot play). The one place a compiled Action Point resume plugs in."""
-    if definition.ruleset.economy.value == "action_points":
-        return None
-    known = _RESUMES.get(id(definition))
-    if known is not None and known[0] is definition:
-        return known[1]
-    compiled = _compiled(definition)
-    resume: Any = None
-    if compiled is not None:
-        from caltrop.sim.fast.tactical.resume import Resume
+    encounters, for either module (:func:`caltrop.sim.fast.resume.resume_for`: Action Load at
+    an attack roll, Action Point at any stage), or None: the engine plays them (an encounter
+    the kernel cannot play)."""
+    from caltrop.sim.fast.resume import resume_for as compiled_resume
 
-        resume = Resume(compiled)
-    _remember(_RESUMES, definition, resume)
-    return resume
+    return compiled_resume(definition)
 
 
 def _compiled(definition: EncounterDef) -> Any:
@@ -219,7 +209,6 @@ def _compiled(definition: EncounterDef) -> Any:
 
 #: the definitions compiled lately (by identity, each with its definition so the id is its own)
 _COMPILED: dict[int, tuple[EncounterDef, Any]] = {}
-_RESUMES: dict[int, tuple[EncounterDef, Any]] = {}
 #: definitions remembered at most (a worker serves a few tables at once)
 _REMEMBERED: Final = 16
 
@@ -260,8 +249,8 @@ def turning_points(series: Sequence[tuple[int, float]], most: int = TURNS) -> li
 
 
 __all__ = [
+    "ENGINE_N",
     "LOAD_N",
-    "POINTS_N",
     "Chance",
     "Turn",
     "at_start",

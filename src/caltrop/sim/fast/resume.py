@@ -11,31 +11,21 @@ total and plays to the end: winners 0 PCs, 1 NPCs, −1 none, and rounds) — th
 :class:`Playouts` protocol. :func:`resume_for` builds one, or None where the kernel cannot
 play the encounter (:class:`~caltrop.sim.fast.compile.FastPathError`: the engine plays on).
 
-:func:`win_chance` is P(PC win) from an engine state: ``tactical`` on both sides from there,
-``n`` fights in the kernel, the pending roll's total drawn by its exact odds (stratified: fight
-``k`` takes the total at quantile ``(k + ½) / n``), each fight then on its own stream of
-``seed``. Where the kernel cannot take the state as it stands, the engine plays ``tactical``'s
-decisions on (they roll no dice, so this is the same fight) up to a state it can; None if a roll
-comes first that the kernel cannot land (an Action Load initiative roll or a reaction's), or
-the encounter's module has no kernel.
+:func:`caltrop.sim.live.chance_at` (P(PC win) from any engine state, the live chance of
+winning) plays the engine's ``tactical`` decisions up to a roll and asks here for the kernel
+that lands it; there is no second estimate of it here.
 """
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import dataclass
-from fractions import Fraction
-from itertools import accumulate
 from typing import Any, Final, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from caltrop.core.commands import Command
-from caltrop.core.model import EncounterDef, Side
-from caltrop.encounter import CHANCE, TERMINAL, Encounter
+from caltrop.core.model import EncounterDef
+from caltrop.encounter import Encounter
 from caltrop.sim.fast.compile import FastPathError
 
 I64 = npt.NDArray[np.int64]
@@ -99,67 +89,4 @@ def resume_for(definition: EncounterDef) -> Playouts[Any] | None:
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class Chance:
-    """``n`` fights played on from one state: how many each side won (the rest undecided at
-    the round limit)."""
-
-    n: int
-    pc: int
-    npc: int
-
-    @property
-    def draws(self) -> int:
-        return self.n - self.pc - self.npc
-
-    @property
-    def p(self) -> float:
-        """P(PC win), an undecided fight counting half (as the search counts it)."""
-        return (self.pc + 0.5 * self.draws) / self.n
-
-    def interval(self, z: float = 1.96) -> tuple[float, float]:
-        """The Wilson interval of :attr:`p` at ``z`` standard errors."""
-        n, p = self.n, self.p
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def win_chance(encounter: Encounter, n: int, seed: int) -> Chance | None:
-    """P(PC win) from ``encounter``'s state with ``tactical`` on both sides, over ``n`` kernel
-    fights (see the module docs); None where no kernel can play it on. ``encounter`` is not
-    changed."""
-    from caltrop.sim.tactics import TacticalPolicy
-
-    if n < 1:
-        raise FastPathError(f"n must be at least 1, not {n}")
-    if encounter.over:
-        winner = encounter.winner
-        return Chance(n, n if winner is Side.PC else 0, n if winner is Side.NPC else 0)
-    resume = resume_for(encounter.definition)
-    if resume is None:
-        return None
-    state = encounter
-    policy = TacticalPolicy()
-    while (snap := resume.snapshot(state)) is None:
-        who = state.current()
-        if who in (CHANCE, TERMINAL):
-            if who == TERMINAL:
-                return win_chance(state, n, seed)
-            return None
-        if state is encounter:
-            state = encounter.clone()
-        command: Command = policy.choose(state, who)
-        state.apply(command)
-    totals = np.zeros(n, np.int64)
-    if snap.roll:
-        pairs = state.chance_outcomes()
-        cdf = [float(c) for c in accumulate((p for _, p in pairs), initial=Fraction(0))][1:]
-        for k in range(n):
-            at = min(bisect_left(cdf, (k + 0.5) / n), len(pairs) - 1)
-            totals[k] = pairs[at][0].total
-    winners, _ = resume.play(snap, totals, seed)
-    return Chance(n, int((winners == 0).sum()), int((winners == 1).sum()))
-
-
-__all__ = ["RESUMES", "Chance", "Playouts", "resume_for", "win_chance"]
+__all__ = ["RESUMES", "Playouts", "resume_for"]
