@@ -42,16 +42,15 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The table server's base URL; stopped after the session."""
-    folder = tmp_path_factory.mktemp("server")
+def serve(folder: Path, script: str = SERVE) -> Iterator[str]:
+    """Run ``script`` (a uvicorn app on argv's database and port) on a temporary SQLite file in
+    ``folder`` until the generator is closed; yields its base URL once it answers."""
     port = _free_port()
     url = f"sqlite:///{folder / 'tables.db'}"
     env = {**os.environ, "PYTHONPATH": SRC, "XDG_DATA_HOME": str(folder / "data")}
     log = (folder / "server.log").open("w")
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, url, str(port)], stdout=log, stderr=log, env=env
+        [sys.executable, "-c", script, url, str(port)], stdout=log, stderr=log, env=env
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -70,6 +69,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The table server's base URL; stopped after the session."""
+    yield from serve(tmp_path_factory.mktemp("server"))
 
 
 @pytest.fixture(scope="session")

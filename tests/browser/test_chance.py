@@ -6,20 +6,15 @@ and 1280×800. The server here runs with the chance on (``caltrop serve``'s defa
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import SRC, _free_port
+from tests.browser.conftest import serve
 from tests.browser.screens import PHONE, accessibility, live, open_table, press
 
 SERVE = """
@@ -37,31 +32,7 @@ FIRST = 90_000
 
 @pytest.fixture(scope="module")
 def chance_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("chance-server")
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": SRC, "XDG_DATA_HOME": str(folder / "data")}
-    log = (folder / "server.log").open("w")
-    url = f"sqlite:///{folder / 'tables.db'}"
-    process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, url, str(port)], stdout=log, stderr=log, env=env
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"{base}/", timeout=1)
-            break
-        except httpx.TransportError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail("the server did not start: " + (folder / "server.log").read_text())
-            time.sleep(0.1)
-    yield base
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    yield from serve(tmp_path_factory.mktemp("chance-server"), SERVE)
 
 
 def after(page: Page, seq: int, timeout: int = 30_000) -> str:

@@ -267,7 +267,7 @@ def _execute(tasks: Sequence[Task], workers: int, dask: Any) -> Iterator[tuple[i
         for future in as_completed(futures):
             yield future.result()
     except BaseException:
-        _stop(pool)
+        stop_pool(pool)
         raise
     pool.shutdown()
 
@@ -279,7 +279,7 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _stop(pool: ProcessPoolExecutor) -> None:
+def stop_pool(pool: ProcessPoolExecutor) -> None:
     """Stop a pool at once: queued chunks cancelled, running workers terminated (a chunk can
     take minutes) and reaped, so nothing is left running when the run is interrupted."""
     processes = list((getattr(pool, "_processes", None) or {}).values())

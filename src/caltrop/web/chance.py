@@ -56,6 +56,7 @@ from caltrop.core.commands import GM
 from caltrop.core.model import Side
 from caltrop.encounter import Encounter
 from caltrop.sim.live import chance_at, live_seed, turning_points
+from caltrop.sim.runner import stop_pool
 from caltrop.store.repository import Seat
 from caltrop.store.service import Tables, reveal_from
 from caltrop.table.events import npc_reveals, visible_event
@@ -172,21 +173,6 @@ def _pool() -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
         max_workers=1, mp_context=context, initializer=_child_start, initargs=(os.getpid(),)
     )
-
-
-def _end(executor: ProcessPoolExecutor) -> None:
-    """Stop the worker process at once (an answer may take seconds): cancelled, terminated,
-    reaped."""
-    processes = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(timeout=5)
-        if process.is_alive():
-            process.kill()
-            process.join(timeout=5)
 
 
 # -- the view model -------------------------------------------------------------------------------
@@ -341,7 +327,7 @@ class ChanceWorker:
         if self._warming is not None:
             self._warming.cancel()
         if self._executor is not None:
-            await run_in_threadpool(_end, self._executor)
+            await run_in_threadpool(stop_pool, self._executor)
             self._executor = None
 
     async def _run(self) -> None:
@@ -433,7 +419,7 @@ class ChanceWorker:
             return await loop.run_in_executor(self._executor, point, job)
         except BrokenProcessPool:
             log.warning("the chance worker process died; starting another")
-            _end(self._executor)
+            stop_pool(self._executor)  # an answer may take seconds: stopped at once
             self._executor = None
             self._sent.clear()
             return None

@@ -155,6 +155,8 @@
     for (var i = 0; i < bytes.length; i++) { s += ("0" + bytes[i].toString(16)).slice(-2); }
     return s;
   }
+  // the one maker of command ids for every script of the page (gm_rows.js, map.js)
+  window.caltropFreshId = freshId;
   function fieldsOf(formData) {
     var fields = {};
     formData.forEach(function (value, name) {

@@ -12,13 +12,8 @@
   var chosen = {}; // row id -> {open, decides} the GM chose by hand
   var typed = {}; // input id -> value, kept over one screen swap
 
-  function freshId() {
-    var bytes = new Uint8Array(12);
-    crypto.getRandomValues(bytes);
-    var s = "";
-    for (var i = 0; i < bytes.length; i++) { s += ("0" + bytes[i].toString(16)).slice(-2); }
-    return s;
-  }
+  // a new command id (caltrop.js, loaded first, makes every id of the page)
+  function freshId() { return window.caltropFreshId(); }
 
   document.addEventListener("click", function (e) {
     var summary = e.target.closest && e.target.closest("details.choices > summary");

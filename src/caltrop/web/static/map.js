@@ -92,13 +92,8 @@
     if (s) { s.textContent = words; }
   }
 
-  function freshId() {
-    var bytes = new Uint8Array(12);
-    crypto.getRandomValues(bytes);
-    var s = "";
-    for (var i = 0; i < bytes.length; i++) { s += ("0" + bytes[i].toString(16)).slice(-2); }
-    return s;
-  }
+  // a new command id (caltrop.js, loaded first, makes every id of the page)
+  function freshId() { return window.caltropFreshId(); }
 
   // show the spot: while choosing ("cursor"), only the words; once chosen ("preview"), the
   // Confirm form with the command (a fresh command_id: another spot is another command)
