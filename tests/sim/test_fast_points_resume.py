@@ -191,9 +191,13 @@ def test_action_load_states_go_on_to_their_attack_roll() -> None:
     definition = load_encounter("goblin-ambush")
     encounter = Encounter.begin(definition, 3, record=False)
     policy = TacticalPolicy()
+    assert chance_at(encounter, n=50, seed=9).how == "start"  # no command yet: the kernel's start
+    # one decision in (the ambush opens on the archer's choice, no initiative roll): mid-fight
+    encounter.apply(policy.choose(encounter, encounter.current()))
     while encounter.current() == CHANCE:
         encounter.apply(RollDice())
     assert encounter.current() not in (CHANCE, TERMINAL)
+    assert encounter.commands  # not the start any more, so not the kernel's start either
     asked = chance_at(encounter, n=500, seed=9)
     at_roll = encounter.clone()
     while (who := at_roll.current()) not in (CHANCE, TERMINAL):
