@@ -6,20 +6,62 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import Connection, create_engine, text
+from sqlalchemy.exc import OperationalError
 
 PG_URL = os.environ.get("CALTROP_TEST_PG_URL")
 BACKENDS = ["sqlite", *(["postgresql"] if PG_URL else [])]
+#: how long emptying the schema waits for another session's locks before it names them
+LOCK_WAIT = "20s"
 
 
 def fresh_url(backend: str, tmp_path: Path) -> str:
-    """An empty database of ``backend`` for one test."""
+    """An empty database of ``backend`` for one test.
+
+    On PostgreSQL, ``DROP SCHEMA`` waits for every lock on the schema's tables: a session an
+    earlier test left inside a transaction (a server process not stopped, a connection not
+    given back) would make it wait for ever, and the whole run with it. It waits
+    :data:`LOCK_WAIT`, then ends those sessions and fails this test naming them (pid,
+    application, state, last query), so the run goes on and says what was left behind."""
     if backend == "sqlite":
         return f"sqlite:///{tmp_path / 'caltrop.db'}"
     assert PG_URL is not None
     engine = create_engine(PG_URL)
-    with engine.begin() as connection:
-        connection.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
-        connection.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
+    try:
+        try:
+            with engine.begin() as connection:
+                _empty(connection)
+        except OperationalError as exc:
+            if "lock timeout" not in str(exc):
+                raise
+            with engine.begin() as connection:
+                left = _end_holders(connection)
+            with engine.begin() as connection:
+                _empty(connection)
+            raise AssertionError(
+                f"emptying the test database waited {LOCK_WAIT} on sessions an earlier test "
+                f"left in a transaction (now ended): {left}"
+            ) from exc
+    finally:
+        engine.dispose()
     return PG_URL
+
+
+def _empty(connection: Connection) -> None:
+    connection.execute(text(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'"))
+    connection.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+    connection.execute(text("CREATE SCHEMA public"))
+
+
+def _end_holders(connection: Connection) -> list[dict[str, object]]:
+    """End the other sessions on this database that are inside a transaction (waiting up to
+    5 s for each to go); say which."""
+    rows = connection.execute(
+        text(
+            "SELECT pid, application_name, state, left(query, 200) AS query,"
+            " pg_terminate_backend(pid, 5000) AS ended FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND xact_start IS NOT NULL"
+        )
+    )
+    return [dict(row._mapping) for row in rows]
