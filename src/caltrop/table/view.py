@@ -233,6 +233,9 @@ class TableView:
     #: the conditions a GM may set on a creature here (R48, the engine's one list:
     #: :func:`caltrop.encounter.gm.settable_conditions`), which a GM screen toggles per row
     conditions: tuple[str, ...] = ()
+    #: the GM's only: the encounter's reserves, (id, name) each, which ``gm: add`` brings in
+    #: by id (R48); a player is not told who may still join
+    reserves: tuple[tuple[str, str], ...] = ()
 
     def as_dict(self, memo: DictMemo | None = None) -> dict[str, Any]:
         """The view as JSON-ready data. ``memo``: the parts already made into data for other
@@ -255,6 +258,7 @@ class TableView:
             "options": {a: once(opts, _option_dicts) for a, opts in self.options.items()},
             "log": once(self.log, _log_dicts),
             "conditions": list(self.conditions),
+            "reserves": [list(r) for r in self.reserves],
         }
 
     def to_json(self) -> str:
@@ -379,6 +383,9 @@ def view(
             (log_memo or LogMemo()).entries(encounter, viewer, shown) if log is None else log
         ),
         conditions=settable_conditions(encounter.definition.ruleset),
+        reserves=(
+            tuple((c.id, c.name) for c in encounter.definition.reserves) if viewer == GM else ()
+        ),
     )
 
 

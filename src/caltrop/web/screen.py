@@ -20,6 +20,7 @@ import segno
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from caltrop.content.catalogue import bundled_creatures
 from caltrop.table.cost import cost_text
 
 #: the resources of the Action Point module, in the order a screen shows them
@@ -335,7 +336,19 @@ def screen_context(view: Mapping[str, Any]) -> dict[str, Any]:
         "log": view.get("log") or [],
         "placed": map_view(view),
         "points": view.get("module") == "action_points",
+        "bundled": bundled_of(str(view.get("module"))) if view.get("viewer") == "gm" else (),
     }
+
+
+@cache
+def bundled_of(module: str) -> tuple[tuple[str, str], ...]:
+    """The bundled creatures of ``module`` (creature id, name), which the GM's Add picks from
+    beside the encounter's reserves: the server adds those by id and reads no file (R48)."""
+    return tuple(
+        (creature_id, entry.title)
+        for creature_id, entry in sorted(bundled_creatures().items())
+        if entry.economy == module
+    )
 
 
 def screen_fragments(view: Mapping[str, Any]) -> str:

@@ -3,7 +3,8 @@
 // screens the socket sends while the GM works:
 // - a row the GM opened or closed by hand stays so, until whether it decides now changes (the
 //   server opens the rows of the creatures that decide now);
-// - an amount typed in a row and not yet applied survives another player's command;
+// - what the GM typed or chose and has not applied (a row's amount, DC or Aspect; the creature
+//   to add) survives another player's command;
 // - a tool form is emptied after a successful Apply, with a fresh command_id (a second Apply
 //   is a new command), and keeps its values after a refusal (to be corrected and sent again);
 //   a row's one-tap form (Health ± 1, conditions, up / down) gets a fresh command_id likewise.
@@ -27,7 +28,7 @@
     var text = e.detail.message;
     if (typeof text !== "string" || text.charAt(0) === "{") { return; } // an answer, no screen
     typed = {};
-    var inputs = document.querySelectorAll("#creatures input[data-keep]");
+    var inputs = document.querySelectorAll("input[data-keep], select[data-keep]");
     for (var i = 0; i < inputs.length; i++) {
       if (inputs[i].id && inputs[i].value !== "") { typed[inputs[i].id] = inputs[i].value; }
     }
@@ -42,7 +43,12 @@
     });
     Object.keys(typed).forEach(function (id) {
       var input = document.getElementById(id);
-      if (input && input.value === "") { input.value = typed[id]; }
+      if (!input) { return; }
+      if (input.tagName === "SELECT") { // the choice, if the new screen still offers it
+        for (var k = 0; k < input.options.length; k++) {
+          if (input.options[k].value === typed[id]) { input.selectedIndex = k; break; }
+        }
+      } else if (input.value === "") { input.value = typed[id]; }
     });
     typed = {};
   });
