@@ -242,8 +242,12 @@ def test_a_defence_window_shows_each_choices_consequence_and_its_cost_as_paid() 
     assert (
         "; then dodge: 93.8% to take no damage, 0.38 expected damage taken (exactly 15/16 and 3/8)"
     ) in html
-    # no defence (pass): 6 − 1
-    assert "0.0% to take no damage, 5.00 expected damage taken (exactly 0 and 5)" in html
+    # no defence (pass): 6 − 1, whole numbers: no "exactly 0 and 5" after the same figures
+    assert "0.0% to take no damage, 5.00 expected damage taken;" in html or (
+        "0.0% to take no damage, 5.00 expected damage taken<" in html
+    )
+    assert "(exactly 0 and 5)" not in html
+    assert "(exactly 1 and 0)" not in html  # Take Cover then Block: certain
 
 
 def test_a_player_sees_an_npcs_defence_rounded() -> None:
@@ -263,5 +267,35 @@ def test_a_player_sees_an_npcs_defence_rounded() -> None:
     assert "to take no damage" in html
     assert "expected damage taken" in html
     assert "exactly" not in html
+    assert "about 100% to take no damage, 0.0 expected damage taken" in html
     gm = screen_fragments(view(enc, "gm").as_dict())
-    assert "expected damage taken (exactly " in gm
+    # the GM's unrounded; certain here, so no fraction follows ("exactly 1 and 0" said nothing)
+    assert "100.0% to take no damage, 0.00 expected damage taken;" in gm
+    assert "(exactly 1 and 0)" not in gm
+
+
+def test_a_defence_not_yet_chosen_has_no_dice_to_roll_or_type() -> None:
+    """R40: until the defender chooses, the defence roll has no dice ("0: no defence chosen");
+    the GM may still go on (its ``roll`` settles it as it stands), but is offered no "Roll 0"
+    and no field for the faces of 0 dice. Once Block is chosen, its dice are rolled or typed."""
+    from tests.table.test_odds import ap_encounter
+
+    enc = ap_encounter()
+    owner = enc.turn_owner
+    assert owner is not None
+    foe = next(c for c in enc.creatures if c.side.name == "NPC")
+    enc.apply(parse_command(f"{owner}: attack {foe.id}"))
+    enc.apply(parse_command("roll 6"))  # the damage (R45): the defence stage opens
+    seen = view(enc, "gm").as_dict()
+    assert seen["pending"]["expression"] == "0"
+    html = screen_fragments(seen)
+    assert "Go on: no dice to roll" in html
+    assert "Roll 0" not in html
+    assert "faces of 0" not in html
+    enc.apply(parse_command(f"{foe.id}: block"))
+    chosen = view(enc, "gm").as_dict()
+    html = screen_fragments(chosen)
+    assert f"Roll {chosen['pending']['expression']}" in html
+    assert chosen["pending"]["expression"] != "0"
+    assert "Or type the physical dice" in html
+    assert "no dice to roll" not in html
