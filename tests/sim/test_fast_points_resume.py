@@ -205,3 +205,35 @@ def test_action_load_states_go_on_to_their_attack_roll() -> None:
     assert asked.how == "resume"
     assert asked == chance_at(at_roll, n=500, seed=9)
     assert 0.0 < asked.pc_win.estimate < 1.0
+
+
+def test_the_playouts_kernel_is_ready_before_the_resume_kernel_compiles() -> None:
+    """In a fresh process whose first use of the Action Point kernel is a resume, the
+    playouts' entry (``play_listed``) is compiled or loaded before ``play_resumed`` is: where
+    the resume compiled first, a later compile of the playouts took its callees' general
+    overloads instead of constant-folded ones, and numba's cache kept that kernel (Warband
+    1,719 → 257 fights a second; simulate.playouts_first)."""
+    import subprocess
+    import sys
+
+    program = """
+from caltrop.content import load_encounter
+from caltrop.encounter import Encounter
+from caltrop.sim.fast.points_tactical import compile_points_tactical, kernel
+from caltrop.sim.fast.points_tactical.resume import Resume
+definition = load_encounter("warband-ap")
+assert not kernel.play_listed.signatures and not kernel.play_resumed.signatures
+resume = Resume(compile_points_tactical(definition))
+assert kernel.play_listed.signatures, "play_listed not ready when a Resume exists"
+assert not kernel.play_resumed.signatures
+snap = resume.snapshot(Encounter.begin(definition, 1))
+assert snap is not None
+winner, _ = resume.play(snap, [3] * 4, seed=2)
+assert kernel.play_resumed.signatures and len(winner) == 4
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "ok"

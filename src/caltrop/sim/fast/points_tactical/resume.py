@@ -34,7 +34,12 @@ from caltrop.encounter import CHANCE, Encounter
 from caltrop.sim.fast.compile import FastPathError
 from caltrop.sim.fast.points_tactical import kernel
 from caltrop.sim.fast.points_tactical.compile import CompiledPointsTactical
-from caltrop.sim.fast.points_tactical.simulate import MAX_FILLS, PointsTacticalTrace, _tab
+from caltrop.sim.fast.points_tactical.simulate import (
+    MAX_FILLS,
+    PointsTacticalTrace,
+    _tab,
+    playouts_first,
+)
 from caltrop.sim.fast.results import DEFAULT_MAX_ROUNDS, _keys
 
 I64 = npt.NDArray[np.int64]
@@ -80,6 +85,7 @@ class Resume:
             raise FastPathError(f"max_rounds must be at least 1, not {max_rounds}")
         self.compiled = compiled
         self.max_rounds = max_rounds
+        playouts_first(compiled, max_rounds)  # before play_resumed compiles: see its docs
 
     def snapshot(self, encounter: Encounter) -> Snapshot | None:
         """``encounter`` as the kernel's arrays, or None where the kernel cannot hold it (the

@@ -79,6 +79,44 @@ class _Run:
     stats: npt.NDArray[np.int64]
 
 
+#: whether :func:`playouts_first` made this process's playouts kernel ready
+_PLAYOUTS_READY: list[bool] = [False]
+
+
+def playouts_first(compiled: CompiledPointsTactical, max_rounds: int) -> None:
+    """Compile (or load from numba's cache) the playouts' kernel, ``kernel.play_listed``,
+    before any other entry of the kernel runs in this process; once a process.
+
+    Why: numba types a call whose arguments are constants (``_strike(…, R_HIT, …)``) against
+    the overloads the callee already has, and an ``int64`` one fits a constant as well as a
+    constant-folded one does. The resume path (:class:`~caltrop.sim.fast.points_tactical.
+    resume.Resume`) calls the same functions with variables; where it ran first, a later
+    compile of ``play_listed`` took its general overloads, and numba's cache then kept that
+    kernel for every later process: Warband 1,719 → 257 fights a second (load 0.6, after
+    ``tests/sim/test_fast_points_resume.py`` compiled the cache). Calling ``play_listed`` on
+    no fights first gives it the constant-folded callees whatever runs next."""
+    if _PLAYOUTS_READY[0]:
+        return
+    import numba
+
+    from caltrop.sim.fast.points_tactical import kernel
+
+    size = compiled.size
+    none = np.zeros(0, np.int64)
+    key0, key1 = _keys(0)
+    with _KERNEL_LOCK:
+        kernel.play_listed(
+            key0, key1, none, max(16, numba.get_num_threads()), _tab(compiled, max_rounds),
+            max_rounds, np.zeros(0, np.int64), np.zeros(0, np.int64),
+            (
+                np.zeros(0, np.int64),
+                np.zeros((0, kernel.OUT_COLUMNS, size), np.int64),
+                np.zeros((0, kernel.MISS_CAP + 1), np.int64),
+            ),
+        )  # fmt: skip
+    _PLAYOUTS_READY[0] = True
+
+
 def _play(
     compiled: CompiledPointsTactical,
     indices: npt.NDArray[np.int64],
