@@ -262,6 +262,41 @@ def test_the_table_screen_is_live_after_a_command(client: TestClient) -> None:
         assert [int(f) for f in faces] == rolled["outcomes"][0]["faces"]
 
 
+@pytest.mark.parametrize("name", ["warband-ap", "bridge-duel-ap", "orc-bridge"])
+def test_the_table_screen_shows_the_map_read_only_where_there_is_one(
+    client: TestClient, name: str
+) -> None:
+    """An Action Point table's screen shows its map as players see it (issue 22: a shared
+    screen for the table): every standing creature's token, none of them a control; an
+    Action Load table has no positions and no map. After a move, the live screen's map
+    has the creature where it went."""
+    table = new_table(client, name)
+    gm = table["gm"]["token"]
+    tv = open_screen(client, gm)
+    page = client.get(f"/tv/{tv}").text
+    seen = client.get("/api/view", headers=bearer(tv)).json()
+    if seen["module"] != "action_points":
+        assert 'id="map"' not in page
+        return
+    live = page[page.index('id="tv-live"') :]
+    assert 'id="map"' in live  # inside the part the screen's socket swaps
+    tokens = re.findall(r'<g class="token [^"]*"[^>]*data-id="([\w-]+)"', live)
+    assert sorted(tokens) == sorted(c["id"] for c in seen["creatures"])
+    assert 'role="button"' not in live  # nothing on the map moves from a screen
+    assert "<form" not in page
+    while seen["current"] == "chance":  # initiative (R30)
+        assert send(client, gm, "roll").status_code == 200
+        seen = client.get("/api/view", headers=bearer(tv)).json()
+    owner = seen["turn"]
+    x, y = next(c["position"] for c in seen["creatures"] if c["id"] == owner)
+    assert send(client, gm, f"{owner}: move to {x + 1:g},{y:g}").status_code == 200
+    with client.websocket_connect(f"/ws/tv/{tv}") as ws:
+        shown = ws.receive_text()
+    moved = re.search(rf'data-id="{owner}" data-x="([-\d.]+)" data-y="([-\d.]+)"', shown)
+    assert moved is not None
+    assert (float(moved.group(1)), float(moved.group(2))) == (x + 1, y)
+
+
 def test_only_the_gm_makes_or_revokes_the_screen_link(client: TestClient) -> None:
     table = new_table(client)
     gm, aria = table["gm"]["token"], table["players"]["aria"]["token"]
