@@ -138,4 +138,14 @@ def test_every_token_and_label_lies_inside_the_map(
         ]
         assert outside == [], f"{case} at {size['width']} px: outside {got['box']}: {outside}"
         assert got["wide"] <= size["width"], "the map makes the page scroll sideways"
+        # the labels as Chromium lays their text out do not cover each other
+        labels = [(t["label"], p) for t in got["tokens"] for p in t["parts"] if p["part"] == "text"]
+        covered = [
+            (a, b)
+            for i, (a, pa) in enumerate(labels)
+            for b, pb in labels[i + 1 :]
+            if min(pa["x1"], pb["x1"]) > max(pa["x0"], pb["x0"])
+            and min(pa["y1"], pb["y1"]) > max(pa["y0"], pb["y0"])
+        ]
+        assert covered == [], f"{case} at {size['width']} px: labels over labels: {covered}"
         (screenshots / f"{name}.json").write_text(json.dumps(got, indent=1))

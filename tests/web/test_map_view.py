@@ -1,6 +1,7 @@
 """The distance map's frame (issue 22 item 1), as a property: wherever the creatures stand, every
 token's centre lies inside the viewBox's padding (room for its circle and its label, R34: the
-positions a table sees), one scale on both axes, and a label near an edge runs into the map."""
+positions a table sees), one scale on both axes, and every label inside the frame and clear of
+the others."""
 
 from __future__ import annotations
 
@@ -23,12 +24,12 @@ from caltrop.web.screen import (
     MAP_GRID_LINES,
     MAP_GRID_STEPS,
     MAP_HEIGHT,
-    MAP_LABEL_EDGE,
     MAP_LEGEND,
     MAP_PAD_X,
     MAP_PAD_Y,
     MAP_WIDTH,
     grid_step,
+    label_box,
     map_view,
 )
 
@@ -56,12 +57,9 @@ def test_every_token_is_inside_the_padded_frame(points: list[tuple[float, float]
     for t in drawn["tokens"]:
         assert MAP_PAD_X - eps <= t["x"] <= MAP_WIDTH - MAP_PAD_X + eps, t
         assert MAP_PAD_Y - eps <= t["y"] <= drawn["height"] - MAP_PAD_Y + eps, t
-        if t["x"] < MAP_LABEL_EDGE:
-            assert t["anchor"] == "start"
-        elif t["x"] > MAP_WIDTH - MAP_LABEL_EDGE:
-            assert t["anchor"] == "end"
-        else:
-            assert t["anchor"] == "middle"
+        box = label_box(t)  # its label never leaves the frame, near an edge or not
+        assert -eps <= box[0], t
+        assert box[2] <= MAP_WIDTH + eps, t
 
 
 @given(spots)
@@ -312,3 +310,64 @@ def test_any_scene_draws_its_grid_inside_and_its_rings_to_scale(
     kinds = [r["kind"] for r in me["rings"]]
     assert kinds.count("close") == kinds.count("far") == len(weapons)
     assert ("move" in kinds) == (ap > 0)
+
+
+def label_boxes(drawn: dict[str, Any]) -> list[tuple[float, float, float, float]]:
+    return [label_box(t) for t in drawn["tokens"]]
+
+
+def overlaps(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+names = st.text(alphabet="abcdefghij ", min_size=1, max_size=16)
+
+
+@given(spots, st.data())
+def test_every_label_stays_inside_the_frame(
+    points: list[tuple[float, float]], data: st.DataObject
+) -> None:
+    """Wherever the creatures stand and however long their names, each label's line is inside
+    the map's frame (it is chosen among the lines the frame holds)."""
+    view_ = scene(points)
+    for c in view_["creatures"]:
+        c["name"] = data.draw(names)
+    drawn = map_view(view_)
+    assert drawn is not None
+    for t, box in zip(drawn["tokens"], label_boxes(drawn), strict=True):
+        assert box[1] >= 0, (t, box)
+        assert box[3] <= drawn["height"], (t, box)
+        assert box[0] >= 0, (t, box)
+        assert box[2] <= drawn["width"], (t, box)
+        assert t["below"] == (t["dy"] > 0)
+
+
+@pytest.mark.parametrize(
+    "cluster",
+    [
+        # Warband's first melee as a table saw it: three labels were drawn on one line
+        [(0.0, 0.0), (-1.0, 1.5), (1.0, 1.5), (0.0, 3.0), (2.0, 40.0), (0.0, 60.0)],
+        [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (0.5, 1.0), (1.5, 1.0)],  # five within 2 m
+        [(x, 0.0) for x in range(0, 12, 2)],  # a row, 2 m apart
+    ],
+)
+def test_the_labels_of_a_cluster_do_not_cover_each_other(
+    cluster: list[tuple[float, float]],
+) -> None:
+    view_ = scene(cluster)
+    names_ = ["Torvald", "Brakka", "Kestrel", "Maren", "Wolf", "Bandit Archer"]
+    for c, name in zip(view_["creatures"], names_, strict=False):
+        c["name"] = name
+    drawn = map_view(view_)
+    assert drawn is not None
+    boxes = label_boxes(drawn)
+    for (i, a), (j, b) in itertools.combinations(enumerate(boxes), 2):
+        assert not overlaps(a, b), (drawn["tokens"][i]["name"], drawn["tokens"][j]["name"])
+
+
+@pytest.mark.parametrize("name", ["warband-ap", "bridge-duel-ap"])
+def test_the_bundled_maps_labels_are_apart(name: str) -> None:
+    drawn = map_view(view(Encounter.begin(load_encounter(name), 1), "gm").as_dict())
+    assert drawn is not None
+    boxes = label_boxes(drawn)
+    assert not any(overlaps(a, b) for a, b in itertools.combinations(boxes, 2))

@@ -196,6 +196,94 @@ def _grid(x0: float, y0: float, height: float, scale: float, step: int) -> dict[
     return {"step": step, "xs": xs, "ys": ys, "path": path}
 
 
+#: a label's type on the map (caltrop.css ``.token text``), in viewBox units: its size, the
+#: width of a character of it (a generous average for a sans-serif face) and a line's height
+LABEL_SIZE: Final = 3.0
+LABEL_CHAR: Final = 1.75
+LABEL_LINE: Final = 3.6
+#: a token's radius (map.html's circle)
+TOKEN_R: Final = 3.2
+
+
+def _label_box(
+    token: Mapping[str, Any], anchor: str, dx: float, dy: float
+) -> tuple[float, float, float, float]:
+    """The box (left, top, right, bottom) a token's label takes, its text anchored ``anchor``
+    at ``dx`` beside and its baseline ``dy`` under the token's centre."""
+    x = float(token["x"]) + dx
+    y = float(token["y"])
+    width = LABEL_CHAR * len(str(token["name"]))
+    left = {"start": x, "end": x - width, "middle": x - width / 2}[anchor]
+    return (left, y + dy - LABEL_SIZE, left + width, y + dy + 0.8)
+
+
+def label_box(token: Mapping[str, Any]) -> tuple[float, float, float, float]:
+    """The box a placed token's label takes (:func:`map_view`'s ``anchor``, ``dx``, ``dy``)."""
+    return _label_box(token, str(token["anchor"]), float(token["dx"]), float(token["dy"]))
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _place_labels(tokens: list[dict[str, Any]], height: float) -> None:
+    """Each token's label (``anchor``, ``dx``, ``dy``): above or below its token, else to its
+    right or left, else on a line further out — the first place that covers no label placed
+    before it and no other token, inside the frame; where every place is taken, the least
+    covered. Neighbours along the map take turns to try above or below first (a row of
+    creatures reads as one), and the tokens are placed top to bottom, so a cluster's labels
+    stack outwards (Warband's melee drew three labels on one line before)."""
+    placed: list[tuple[float, float, float, float]] = []
+    circles = [
+        (
+            float(t["x"]) - TOKEN_R,
+            float(t["y"]) - TOKEN_R,
+            float(t["x"]) + TOKEN_R,
+            float(t["y"]) + TOKEN_R,
+        )
+        for t in tokens
+    ]
+    first_below = {
+        id(t): rank % 2 == 1
+        for rank, t in enumerate(sorted(tokens, key=lambda t: (t["x"], t["y"])))
+    }
+    for token in sorted(tokens, key=lambda t: (t["y"], t["x"])):
+        own_anchor, own_dx = str(token["anchor"]), float(token["dx"])
+        above = [(own_anchor, own_dx, -(TOKEN_R + 1.8) - LABEL_LINE * k) for k in range(6)]
+        below = [
+            (own_anchor, own_dx, TOKEN_R + 1.8 + LABEL_SIZE + LABEL_LINE * k) for k in range(6)
+        ]
+        lines = list(
+            zip(below, above, strict=True)
+            if first_below[id(token)]
+            else zip(above, below, strict=True)
+        )
+        sides = [("start", TOKEN_R + 1.2, 1.0), ("end", -(TOKEN_R + 1.2), 1.0)]
+        candidates = [*lines[0], *sides, *(c for pair in lines[1:] for c in pair)]
+        own = circles[tokens.index(token)]
+        best: tuple[float, tuple[str, float, float], tuple[float, float, float, float]] | None
+        best = None
+        for place in candidates:
+            box = _label_box(token, *place)
+            if box[0] < 0 or box[2] > MAP_WIDTH or box[1] < 0 or box[3] > height:
+                continue
+            covered = sum(_overlap(box, other) for other in placed) + sum(
+                _overlap(box, c) for c in circles if c is not own
+            )
+            if best is None or covered < best[0]:
+                best = (covered, place, box)
+            if covered == 0:
+                break
+        if best is None:  # no place inside the frame (the padding holds one above or below)
+            best = (0.0, candidates[0], _label_box(token, *candidates[0]))
+        anchor, dx, dy = best[1]
+        token["anchor"], token["dx"], token["dy"] = anchor, round(dx, 2), round(dy, 2)
+        token["below"] = dy > 0
+        placed.append(best[2])
+
+
 def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
     """The distance map of an Action Point encounter: its frame (``width`` × ``height``, and
     the viewBox's ``view_height`` with the scale bar's strip under it), a token per placed
@@ -257,9 +345,7 @@ def map_view(view: Mapping[str, Any]) -> dict[str, Any] | None:
                 "reach": _reach_text(c["name"], moves) if moves else "",
             }
         )
-    # neighbours along the map take turns to be labelled above and below their token
-    for rank, token in enumerate(sorted(tokens, key=lambda t: (t["x"], t["y"]))):
-        token["below"] = rank % 2 == 1
+    _place_labels(tokens, height)
     step = grid_step(MAP_WIDTH / scale)
     movable = [t for t in tokens if t["movable"]]
     turn = view.get("turn")
