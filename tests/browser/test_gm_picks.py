@@ -54,8 +54,12 @@ def test_the_gm_calls_removes_and_adds_by_picking(
         enter_dice(gm, [3] * dice_count(gm))
         seq = new_seq(gm, seq)
 
-    # Add: the choice is made, then another command's screen arrives; the choice stays
+    # Add: nothing is chosen at first (a tap on Add alone is refused by the browser: required)
     picker = gm.locator("#add-source")
+    expect(picker).to_have_value("")
+    gm.get_by_role("button", name="Add", exact=True).click()
+    assert last_seq(gm) == seq
+    # the choice is made, then another command's screen arrives; the choice stays
     picker.select_option(added)
     expect(picker).to_have_value(added)
     first = rows(gm)[0]
@@ -67,15 +71,15 @@ def test_the_gm_calls_removes_and_adds_by_picking(
     new_rows = [r for r in rows(gm) if r.startswith(added)]
     assert new_rows, rows(gm)
     expect(gm.locator(f"#row-{new_rows[-1]} .name")).to_contain_text(as_label)
-    expect(gm.locator("#add-source")).to_have_value(
-        gm.locator("#add-source option").first.get_attribute("value") or ""
-    )
+    # after an Add nothing is chosen again: a second tap cannot add a creature unasked
+    expect(gm.locator("#add-source")).to_have_value("")
+    expect(gm.locator("#add-source option:checked")).to_have_text("Choose a creature…")
 
     # a row's call: its own Aspects, a DC, one tap; the pending roll is that creature's
     row = gm.locator(f"#row-{caller}")
     row.locator(f"#call-aspect-{caller}").select_option(aspect)
     row.locator(f"#call-dc-{caller}").fill("9")
-    row.locator(f"#call-{caller}").click()
+    row.locator(f"#call-roll-{caller}").click()
     seq = new_seq(gm, seq)
     expect(gm.locator("#log")).to_contain_text(f"gm: call {caller} {aspect} dc 9")
     expect(gm.locator("#pending")).to_contain_text(aspect)

@@ -53,14 +53,18 @@ def test_add_offers_the_reserves_then_this_modules_bundled_creatures(
     open_table(client, name)
     definition = load_encounter(name)
     module = definition.ruleset.economy.value
-    offered = options_of(add_select(client.get("/table").text))
+    select = add_select(client.get("/table").text)
+    # nothing chosen until the GM chooses (the first reserve is often a PC at the table)
+    assert '<option value="" selected disabled>Choose a creature…</option>' in select
+    offered = options_of(select)
     reserves = [c.id for c in definition.reserves]
     assert offered[: len(reserves)] == [("This encounter's reserves", r) for r in reserves]
     bundled = sorted(
         cid for cid, e in bundled_creatures().items() if e.economy == module and cid not in reserves
     )
     assert offered[len(reserves) :] == [("Bundled creatures", b) for b in bundled]
-    assert bundled or name != "duel"  # the duel's two are no bundled creatures: both groups
+    if name == "duel":  # its two are no bundled creatures: offered as reserves all the same
+        assert not set(reserves) & set(bundled_creatures())
 
 
 def test_a_player_is_not_told_the_reserves(client: TestClient) -> None:
@@ -135,3 +139,22 @@ def test_a_rows_remove_takes_the_creature_out_and_undo_brings_it_back(
     assert form_of(
         client.get("/table").text, "goblin-archer", "Remove Goblin Archer from the encounter"
     )
+
+
+def test_a_down_creature_is_offered_no_call_and_ids_do_not_collide(client: TestClient) -> None:
+    """A creature that is down makes no roll (R48's call would be refused: its row offers
+    none); creatures added as ``1``, ``dc-1`` and ``aspect-1`` give every control on the page
+    an id of its own (``call-{id}`` once equalled ``call-dc-{id}`` of another)."""
+    open_table(client, "goblin-ambush")
+    for as_id in ("1", "dc-1", "aspect-1", "roll-1"):
+        sent = {"command": f"gm: add goblin as {as_id}", "command_id": f"add-{as_id}"}
+        assert client.post("/table/command", data=sent).status_code == 200
+    down = {"command": "gm: damage goblin-1 100", "command_id": "down"}
+    assert client.post("/table/command", data=down).status_code == 200
+    page = client.get("/table").text
+    assert creature(gm_view(client), "goblin-1")["down"] is True
+    assert 'class="cmd tool row-call"' not in row(page, "goblin-1")
+    assert 'class="cmd tool row-call"' in row(page, "goblin-2")
+    ids = re.findall(r' id="([^"]+)"', page)
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    assert repeated == []
