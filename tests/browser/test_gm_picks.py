@@ -7,8 +7,10 @@ sideways; axe-core finds no serious or critical violation."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -62,10 +64,13 @@ def test_the_gm_calls_removes_and_adds_by_picking(
     # the choice is made, then another command's screen arrives; the choice stays
     picker.select_option(added)
     expect(picker).to_have_value(added)
+    picker.evaluate("el => { el.dataset.mark = 'the same element'; }")
     first = rows(gm)[0]
     gm.get_by_role("button", name=f"Health − 1 for {first_name(gm, first)}").click()
     seq = new_seq(gm, seq)
     expect(gm.locator("#add-source")).to_have_value(added)
+    # not swapped (its choices did not change): an open picker is not closed under the GM
+    expect(gm.locator("#add-source")).to_have_attribute("data-mark", "the same element")
     gm.get_by_role("button", name="Add", exact=True).click()
     seq = new_seq(gm, seq)
     new_rows = [r for r in rows(gm) if r.startswith(added)]
@@ -108,3 +113,24 @@ def test_the_gm_calls_removes_and_adds_by_picking(
 
 def first_name(gm: Page, cid: str) -> str:
     return gm.locator(f"#row-{cid} .name").inner_text().strip()
+
+
+def test_the_add_picker_follows_the_table_to_its_next_encounter(
+    browser: Browser, server: str
+) -> None:
+    """The picker is kept across screens of one encounter, and swapped when the table goes on
+    to the next: Goblin Ambush's creatures, then Warband's (another module's)."""
+    from tests.browser.test_log_tv import gm_token
+
+    gm, _links = open_table(browser, server, "Goblin Ambush")
+    expect(gm.locator('#add-source option[value="goblin"]')).to_have_count(1)
+    got = httpx.post(
+        f"{server}/api/encounters",
+        json={"encounter": "warband-ap"},
+        headers={"Authorization": f"Bearer {gm_token(gm)}"},
+    )
+    assert got.status_code == 201, got.text
+    expect(gm.locator('#add-source option[value="brakka"]')).to_have_count(1)
+    expect(gm.locator('#add-source option[value="goblin"]')).to_have_count(0)
+    expect(gm.locator("#add-source")).to_have_attribute("data-choices", re.compile(r"^Warband"))
+    gm.context.close()

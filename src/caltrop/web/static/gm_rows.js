@@ -34,6 +34,17 @@
     }
   });
 
+  // the Add picker comes with every screen; it is swapped only when its choices change (the
+  // table went on to another encounter), so a picker the GM has open is not closed under them
+  document.addEventListener("htmx:oobBeforeSwap", function (e) {
+    var target = e.detail && e.detail.target;
+    if (!target || target.id !== "add-source") { return; }
+    var incoming = e.detail.fragment && e.detail.fragment.firstElementChild;
+    if (incoming && incoming.getAttribute("data-choices") === target.getAttribute("data-choices")) {
+      e.detail.shouldSwap = false;
+    }
+  });
+
   document.addEventListener("htmx:wsAfterMessage", function () {
     Object.keys(chosen).forEach(function (id) {
       var details = document.getElementById(id);
