@@ -452,12 +452,14 @@ def test_a_real_sweep_that_is_not_monotone_says_so_and_shows_play() -> None:
         assert set(point["play"]) >= {"reactions_per_encounter", "hinders_per_encounter"}
     shown = run(*args).stdout
     assert (
-        "Not monotone: the PC win rate falls with goblin.evasion at most steps, but rises" in shown
+        "Against the stat: raising goblin.evasion should lower the PC win rate, but from 12 to "
+        "13 it rises" in shown
     )
+    assert summary["expected"] == -1  # the goblins are NPCs: their Evasion is against the PCs
     assert "Play per value" in shown
     assert "the actions chosen that moved most (first 200 encounters" in shown
     page = sweep_markdown(summary)
-    assert "## Not monotone" in page
+    assert "## Against the stat" in page
     first = shares["changed"][0]
     assert f"{first['side'].upper()} {first['action']} " in page
     assert "## Play per value (per encounter)" in page
@@ -621,3 +623,45 @@ def test_each_tactic_has_its_own_progress(monkeypatch: pytest.MonkeyPatch) -> No
         mine = [line for line in lines if line.startswith(f"tactics ({tactic}): ")]
         assert mine, lines
         assert all(" of 120 (" in line for line in mine), mine
+
+
+@pytest.mark.parametrize(
+    ("encounter", "path", "side", "expected"),
+    [
+        ("goblin-ambush", "goblin.evasion", "pc", -1),  # the NPCs' goblins
+        ("goblin-ambush", "goblin.evasion", "npc", 1),
+        ("goblin-ambush", "aria.aspects.Finesse", "pc", 1),
+        ("goblin-ambush", "pc.health", "pc", 1),  # a whole side
+        ("goblin-ambush", "aria.exhaustion", "pc", None),  # a Load to start with: not listed
+        ("goblin-ambush", "load_reset", "pc", None),  # an option
+        ("warband-ap", "torvald.stats.block_rating", "pc", 1),
+        ("warband-ap", "wolf.stats.x", "pc", None),  # a position says nothing
+    ],
+)
+def test_what_a_stat_should_do_to_the_win_rate(
+    encounter: str, path: str, side: str, expected: int | None
+) -> None:
+    from caltrop.content import load_encounter
+    from caltrop.sim.summary import expected_direction
+
+    assert expected_direction(load_encounter(encounter), path, side) == expected
+
+
+def test_a_step_against_the_stat_is_flagged_even_when_it_is_half_the_steps() -> None:
+    """Two significant steps, one each way: the majority cannot tell which is odd (a tie once
+    flagged the step that went the right way); what the stat means can."""
+    from caltrop.sim.summary import against_trend
+
+    points = [{"value": str(v), "play": {"rounds": {"pc": 5.0, "npc": 5.0}}} for v in (11, 12, 13)]
+    steps = [
+        {"from": "11", "to": "12", "diff": 0.07, "lo": 0.05, "hi": 0.09},  # up: against
+        {"from": "12", "to": "13", "diff": -0.02, "lo": -0.03, "hi": -0.01},  # down: as expected
+    ]
+    flagged = against_trend(points, steps, side="pc", expected=-1)
+    assert [(f["from"], f["to"], f["against_stat"]) for f in flagged] == [("11", "12", True)]
+    by_majority = against_trend(points, steps, side="pc")
+    assert [(f["from"], f["to"]) for f in by_majority] == [("12", "13")]
+    # every step against the stat: monotone, and still flagged, each of them
+    all_up = [{**steps[0]}, {**steps[0], "from": "12", "to": "13"}]
+    assert len(against_trend(points, all_up, side="pc", expected=-1)) == 2
+    assert against_trend(points, all_up, side="pc") == []

@@ -903,7 +903,12 @@ def sweep(
         ]
         expect(
             lambda cut: _named_engine(
-                {**sweep_summary(cut, key, values, side=side, target=target), **cut.extra}
+                {
+                    **sweep_summary(
+                        cut, key, values, side=side, target=target, definition=definition
+                    ),
+                    **cut.extra,
+                }
             ),
             _print_sweep,
             as_json=as_json,
@@ -936,7 +941,12 @@ def sweep(
                 engine=engine,
             )
         summary = _named_engine(
-            {**sweep_summary(result, key, values, side=side, target=target), **result.extra}
+            {
+                **sweep_summary(
+                    result, key, values, side=side, target=target, definition=definition
+                ),
+                **result.extra,
+            }
         )
         if summary["against_trend"] and engine != "fast":
             from caltrop.sim.choices import with_shares

@@ -578,7 +578,8 @@ def sweep_markdown(summary: Mapping[str, Any], images: Sequence[str] = ()) -> st
         ],
     )
     if summary.get("against_trend"):
-        lines += ["## Not monotone", ""]
+        against = any(s.get("against_stat") for s in summary["against_trend"])
+        lines += ["## Against the stat" if against else "## Not monotone", ""]
         lines += [against_trend_text(summary, step) for step in summary["against_trend"]]
         lines += [""]
     header, rows = play_table(summary)
@@ -613,12 +614,22 @@ def against_trend_text(summary: Mapping[str, Any], step: Mapping[str, Any]) -> s
     a, b = points[step["from"]]["win_rate"][side]["p"], points[step["to"]]["win_rate"][side]["p"]
     trend = "falls" if step["trend"] < 0 else "rises"
     moves = "rises" if step["diff"] > 0 else "falls"
-    text = (
-        f"Not monotone: the {side.upper()} win rate {trend} with {summary['param']} at most "
-        f"steps, but {moves} from {step['from']} to {step['to']}: {pct(a)} → {pct(b)}, "
-        f"{100 * step['diff']:+.1f} pp [{100 * step['lo']:+.1f}, {100 * step['hi']:+.1f}] "
-        "(paired 95%)"
+    figures = (
+        f"{pct(a)} → {pct(b)}, {100 * step['diff']:+.1f} pp "
+        f"[{100 * step['lo']:+.1f}, {100 * step['hi']:+.1f}] (paired 95%)"
     )
+    if step.get("against_stat"):
+        should = "lower" if step["trend"] < 0 else "raise"
+        text = (
+            f"Against the stat: raising {summary['param']} should {should} the "
+            f"{side.upper()} win rate, but from {step['from']} to {step['to']} it {moves}: "
+            f"{figures}"
+        )
+    else:
+        text = (
+            f"Not monotone: the {side.upper()} win rate {trend} with {summary['param']} at "
+            f"most steps, but {moves} from {step['from']} to {step['to']}: {figures}"
+        )
     if step["changed"]:
         text += "; what changed most in play: " + "; ".join(
             _change_text(c) for c in step["changed"]

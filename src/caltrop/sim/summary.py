@@ -19,6 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from caltrop.core.model import EncounterDef
+from caltrop.errors import OverrideError
+from caltrop.sim.overrides import select_creatures
 from caltrop.sim.runner import SIDES, SimResult, VariantRun
 from caltrop.sim.stats import (
     distribution_summary,
@@ -214,6 +217,7 @@ def sweep_summary(
     *,
     side: str = "pc",
     target: float | None = None,
+    definition: EncounterDef | None = None,
 ) -> dict[str, Any]:
     """One point per value with its Wilson interval; with ``target`` (a win rate a designer aims
     at, e.g. 0.5 for a fair fight), where ``side``'s win rate crosses it (:func:`crossing`).
@@ -243,8 +247,46 @@ def sweep_summary(
         out["crossing"] = crossing(points, side=side, target=target)
     steps = sweep_steps(result.runs, values, side=side)
     out["steps"] = steps
-    out["against_trend"] = against_trend(points, steps, side=side)
+    expected = expected_direction(definition, path, side) if definition is not None else None
+    out["against_trend"] = against_trend(points, steps, side=side, expected=expected)
+    if expected is not None:
+        out["expected"] = expected
     return out
+
+
+#: The stats a creature is the stronger for the higher they are (the rules' meaning: R10's Load
+#: Buffer, R40's Evasion, block, dodge and Resistance, an Aspect's dice, Health and Stamina,
+#: the Action Point module's points): raising one should raise its own side's win rate and
+#: lower the other's. A stat not listed (Exhaustion, Cost, a weapon's dice, positions…) sets no
+#: expectation: the sweep's own majority decides its trend.
+STRONGER_WHEN_HIGHER = frozenset(
+    {
+        "health", "max_health", "evasion", "load_buffer", "aspects", "stamina", "ap", "rp",
+        "resistance", "block_rating", "dodge_rating", "power_mod", "travel_speed",
+    }
+)  # fmt: skip
+
+
+def expected_direction(definition: EncounterDef, path: str, side: str) -> int | None:
+    """+1 or −1: how ``side``'s win rate should move as the stat ``path`` rises, from what the
+    stat means (:data:`STRONGER_WHEN_HIGHER`) and whose it is (``goblin.evasion``: the NPCs'
+    goblins' Evasion, so the PC win rate should fall); None where that says nothing (an option,
+    a stat not listed, creatures of both sides)."""
+    parts = path.split(".")
+    if len(parts) < 2:
+        return None
+    stat = parts[1]
+    name = parts[2] if stat == "stats" else stat
+    if name not in STRONGER_WHEN_HIGHER and stat != "aspects":
+        return None
+    try:
+        ids = set(select_creatures(definition, parts[0]))
+    except OverrideError:
+        return None
+    sides = {c.side.value for c in definition.participants if c.id in ids}
+    if len(sides) != 1:
+        return None
+    return 1 if sides == {side} else -1
 
 
 #: What a sweep shows of play at each value (issue 25 item 6): per side, per encounter (damage
@@ -300,7 +342,11 @@ def _sign(step: dict[str, Any]) -> int:
 
 
 def against_trend(
-    points: Sequence[dict[str, Any]], steps: Sequence[dict[str, Any]], *, side: str
+    points: Sequence[dict[str, Any]],
+    steps: Sequence[dict[str, Any]],
+    *,
+    side: str,
+    expected: int | None = None,
 ) -> list[dict[str, Any]]:
     """The steps of a numeric sweep where ``side``'s win rate moves against the sweep's trend
     — e.g. goblin Evasion 12 → 13 raising the PC win rate that every other step of Evasion
@@ -308,16 +354,25 @@ def against_trend(
     when they go both ways, the trend is the direction most of them take (ties: the larger
     total move), and the others are against it. Each names what changed most in play between
     the two values (``changed``: the play measures by relative change, largest first), so a
-    designer can tell a tactic's quirk (it plays differently) from a rule's effect."""
+    designer can tell a tactic's quirk (it plays differently) from a rule's effect.
+
+    ``expected`` (:func:`expected_direction`, from what the stat means): where known, it is
+    the trend, and every significant step the other way is against it — also when most steps
+    go that way (``against_stat``): raising the goblins' Evasion should lower the PC win rate,
+    whatever the sweep's majority says (with two steps, one up and one down, the majority had
+    flagged the step that went the right way)."""
     xs = _numbers([p["value"] for p in points])
-    if xs is None or len(xs) < 3 or sorted(xs) != xs:
+    if xs is None or len(xs) < 2 or sorted(xs) != xs:
         return []
     signs = [_sign(step) for step in steps]
     up, down = signs.count(1), signs.count(-1)
-    if not up or not down:
-        return []  # monotone, as far as the samples can tell
-    moved = sum(step["diff"] for step, sign in zip(steps, signs, strict=True) if sign)
-    trend = 1 if up > down else -1 if down > up else (1 if moved > 0 else -1)
+    if expected is not None:
+        trend = expected
+    else:
+        if len(xs) < 3 or not up or not down:
+            return []  # monotone, as far as the samples can tell
+        moved = sum(step["diff"] for step, sign in zip(steps, signs, strict=True) if sign)
+        trend = 1 if up > down else -1 if down > up else (1 if moved > 0 else -1)
     out = []
     for k, step in enumerate(steps):
         if signs[k] != -trend:
@@ -340,7 +395,14 @@ def against_trend(
                     }
                 )
         changed.sort(key=lambda c: -math.inf if c["relative"] is None else -abs(c["relative"]))
-        out.append({**step, "trend": trend, "changed": changed[:PLAY_CHANGES_SHOWN]})
+        out.append(
+            {
+                **step,
+                "trend": trend,
+                "against_stat": expected is not None,
+                "changed": changed[:PLAY_CHANGES_SHOWN],
+            }
+        )
     return out
 
 
