@@ -295,15 +295,25 @@ def pending_panel(tv: TableView) -> RenderableType | None:
     if pending.odds is not None:
         lines.append(odds_text(pending.odds))
     decider = tv.current
+    # no dice (an Action Point defence not yet chosen, R40): 'roll' goes on as it stands
+    no_dice = pending.expression == "0"
     if decider == CHANCE:
-        lines.append("type 'roll' (or 'roll 3,1,4,…' for physical dice)")
+        lines.append(
+            "type 'roll' to go on (no dice to roll)"
+            if no_dice
+            else "type 'roll' (or 'roll 3,1,4,…' for physical dice)"
+        )
     elif decider != TERMINAL:
         options = [o.command.split(": ", 1)[1] for o in _options(tv, decider) if o.legal]
         later = [w for w in pending.waiting_on if w != decider]
         lines.append(
             f"{_creature(tv, decider).name} ({decider}) may react: "
             + " | ".join(options)
-            + "  (or type 'roll' to roll now)"
+            + (
+                "  (or type 'roll' to go on: no dice)"
+                if no_dice
+                else "  (or type 'roll' to roll now)"
+            )
             + (f"; then {', '.join(later)}" if later else "")
         )
     heading = "initiative" if pending.kind == RollKind.INITIATIVE.value else "reaction window"
