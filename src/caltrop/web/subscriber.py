@@ -4,6 +4,7 @@ encoded once for every socket it goes to)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -66,6 +67,8 @@ class Subscriber:
     chance: bool = False
     queue: asyncio.Queue[Outgoing] = field(default_factory=lambda: asyncio.Queue(QUEUE_BOUND))
     behind: asyncio.Event = field(default_factory=asyncio.Event)
+    #: the event loop the socket is served on (the one its queue wakes), where there is one
+    loop: asyncio.AbstractEventLoop | None = field(default_factory=lambda: _running_loop())
 
     @property
     def viewer(self) -> str:
@@ -73,11 +76,32 @@ class Subscriber:
 
     def put(self, message: Outgoing | Mapping[str, Any]) -> None:
         """Queue ``message``; a full queue marks the socket ``behind`` (it is then closed, and
-        nothing more is queued for it)."""
+        nothing more is queued for it).
+
+        From another thread or event loop (a worker thread; a test client's request, which
+        runs on a loop of its own) the socket's own loop queues it: an asyncio queue is not
+        thread-safe, and a put from elsewhere left the socket's sender asleep with the
+        message in its queue (two CI runs hung so, waiting for a screen)."""
+        item = message if isinstance(message, Outgoing) else Outgoing(message)
+        loop = self.loop
+        if loop is not None and _running_loop() is not loop:
+            with contextlib.suppress(RuntimeError):  # its loop closed: the socket is gone
+                loop.call_soon_threadsafe(self._put, item)
+            return
+        self._put(item)
+
+    def _put(self, item: Outgoing) -> None:
         if self.behind.is_set():
             return
-        item = message if isinstance(message, Outgoing) else Outgoing(message)
         try:
             self.queue.put_nowait(item)
         except asyncio.QueueFull:
             self.behind.set()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, or None."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
