@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -27,8 +28,18 @@ def open_table(client: TestClient, encounter: str = "orc-bridge") -> dict[str, s
     return links
 
 
+def beside(client: TestClient, **options: Any) -> TestClient:
+    """Another browser on the same server: its own cookies, the same event loop as ``client``'s
+    (the server's one loop, as ``caltrop serve`` has). A test client left to itself runs each
+    request on a loop of its own, and the table's stream then ran on several loops at once:
+    orders of answers and screens no server can produce."""
+    other = TestClient(client.app, **options)
+    other.portal = client.portal
+    return other
+
+
 def player(client: TestClient, link: str) -> TestClient:
-    other = TestClient(client.app)
+    other = beside(client)
     joined = other.get(link.removeprefix("http://testserver"), headers=HTML, follow_redirects=False)
     assert joined.status_code == 303
     assert joined.headers["location"] == "/table"
@@ -55,7 +66,7 @@ def test_seat_links_and_qr_codes_are_shown_once(client: TestClient) -> None:
     assert 'role="img" aria-label="QR code: Bron' in reissued.text
     new = re.findall(r'href="([^"]+)"', reissued.text)[0]
     assert new != links["bron"]
-    old = TestClient(client.app).get(links["bron"].removeprefix("http://testserver"))
+    old = beside(client).get(links["bron"].removeprefix("http://testserver"))
     assert old.status_code == 401  # the old link stops working
 
 
@@ -65,7 +76,7 @@ def test_a_browser_is_sent_to_its_screen_and_a_client_gets_json(client: TestClie
     screen = aria.get("/table")
     assert '<h2 id="sheet-h">Aria</h2>' in screen.text
     assert "GM tools" not in screen.text
-    as_json = TestClient(client.app).get(links["aria"].removeprefix("http://testserver"))
+    as_json = beside(client).get(links["aria"].removeprefix("http://testserver"))
     assert as_json.json()["creature"] == "aria"
 
 
@@ -110,7 +121,7 @@ def test_a_cross_origin_form_is_refused(client: TestClient) -> None:
 
 
 def test_no_seat_gets_a_page_saying_so(client: TestClient) -> None:
-    page = TestClient(client.app).get("/table")
+    page = beside(client).get("/table")
     assert page.status_code == 401
     assert "open your invite link" in page.text
 
@@ -119,7 +130,7 @@ def test_an_uploaded_log_opens_a_table_going_on_from_it(client: TestClient) -> N
     open_table(client)
     client.post("/table/command", data={"command": "bron: end turn", "command_id": "e"})
     log = client.get("/api/log").text
-    other = TestClient(client.app)
+    other = beside(client)
     opened = other.post(
         "/tables/upload",
         files={"files": ("night.jsonl", log.encode(), "application/json")},
@@ -138,7 +149,7 @@ participants: [dain, goblin-archer]
 
 
 def test_an_uploaded_encounter_file_opens_a_table(client: TestClient) -> None:
-    gm = TestClient(client.app)
+    gm = beside(client)
     opened = gm.post(
         "/tables/upload",
         files={"files": ("mine.yaml", FROM_A_FORM, "text/yaml")},
@@ -151,7 +162,7 @@ def test_an_uploaded_encounter_file_opens_a_table(client: TestClient) -> None:
 
 
 def test_a_bad_upload_gets_the_reason(client: TestClient) -> None:
-    other = TestClient(client.app)
+    other = beside(client)
     bad = other.post("/tables/upload", files={"files": ("x.yaml", b"name: [", "text/yaml")})
     assert bad.status_code == 422
     assert "x.yaml" in bad.text
@@ -222,7 +233,7 @@ def test_the_gm_is_told_when_seat_links_point_at_loopback(client: TestClient) ->
     opened = client.post("/tables", data={"encounter": "orc-bridge"}, follow_redirects=True)
     assert opened.status_code == 200
     assert "--host 0.0.0.0" not in opened.text  # the test client's host is 'testserver'
-    local = TestClient(client.app, base_url="http://127.0.0.1:8000")
+    local = beside(client, base_url="http://127.0.0.1:8000")
     page = local.post("/tables", data={"encounter": "orc-bridge"}, follow_redirects=True)
     assert page.status_code == 200
     assert "caltrop serve --host 0.0.0.0" in page.text
