@@ -376,17 +376,12 @@ def test_a_defence_not_yet_chosen_says_roll_goes_on_with_no_dice() -> None:
     """R40: until the defender chooses, the defence has no dice ("0: no defence chosen"); the
     terminal says 'roll' goes on as it stands, not that it rolls. Once Block is chosen, the
     defence has dice and 'roll' rolls them."""
-    from tests.table.test_odds import ap_encounter
+    from tests.table.test_odds import ap_defence_stage
 
-    enc = ap_encounter()
-    owner = enc.turn_owner
-    assert owner is not None
-    foe = next(c for c in enc.creatures if c.side.name == "NPC")
-    enc.apply(parse_command(f"{owner}: attack {foe.id}"))
-    enc.apply(parse_command("roll 6"))  # the damage (R45): the defence stage opens
+    enc, foe = ap_defence_stage()
     text = render(enc, width=120)
     assert "(or type 'roll' to go on: no dice)" in text
     assert "to roll now" not in text
-    enc.apply(parse_command(f"{foe.id}: block"))
+    enc.apply(parse_command(f"{foe}: block"))
     text = render(enc, width=120)
     assert "no dice" not in text

@@ -189,6 +189,18 @@ def ap_encounter() -> Encounter:
     return enc
 
 
+def ap_defence_stage() -> tuple[Encounter, str]:
+    """:func:`ap_encounter` after the PC's attack on the first NPC hit for 6 (R45): the
+    defence stage open, no defence chosen yet (R40); the encounter and the defender's id."""
+    enc = ap_encounter()
+    owner = enc.turn_owner
+    assert owner is not None
+    foe = next(c for c in enc.creatures if c.side is Side.NPC)
+    enc.apply(parse_command(f"{owner}: attack {foe.id}"))
+    enc.apply(parse_command("roll 6"))  # the damage: the defence stage opens
+    return enc, foe.id
+
+
 def test_action_point_melee_odds_are_the_engines() -> None:
     """R38: no roll to hit, damage halved up; R40: against no defence, damage − Resistance —
     the engine walked through the damage roll and an undefended defence window."""

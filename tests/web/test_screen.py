@@ -278,21 +278,16 @@ def test_a_defence_not_yet_chosen_has_no_dice_to_roll_or_type() -> None:
     """R40: until the defender chooses, the defence roll has no dice ("0: no defence chosen");
     the GM may still go on (its ``roll`` settles it as it stands), but is offered no "Roll 0"
     and no field for the faces of 0 dice. Once Block is chosen, its dice are rolled or typed."""
-    from tests.table.test_odds import ap_encounter
+    from tests.table.test_odds import ap_defence_stage
 
-    enc = ap_encounter()
-    owner = enc.turn_owner
-    assert owner is not None
-    foe = next(c for c in enc.creatures if c.side.name == "NPC")
-    enc.apply(parse_command(f"{owner}: attack {foe.id}"))
-    enc.apply(parse_command("roll 6"))  # the damage (R45): the defence stage opens
+    enc, foe = ap_defence_stage()
     seen = view(enc, "gm").as_dict()
     assert seen["pending"]["expression"] == "0"
     html = screen_fragments(seen)
     assert "Go on: no dice to roll" in html
     assert "Roll 0" not in html
     assert "faces of 0" not in html
-    enc.apply(parse_command(f"{foe.id}: block"))
+    enc.apply(parse_command(f"{foe}: block"))
     chosen = view(enc, "gm").as_dict()
     html = screen_fragments(chosen)
     assert f"Roll {chosen['pending']['expression']}" in html
